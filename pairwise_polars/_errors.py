@@ -1,0 +1,55 @@
+"""The package's exceptions, one tree.
+
+    PairwiseError
+    ├── ColumnError (KeyError)          a missing or mistyped input column
+    ├── InvalidGroupsError (ValueError) groups that cannot form pairs
+    ├── TemplateError (ValueError)      a metric template that cannot render
+    ├── MetricError (ValueError)        an unknown metric, or one of the wrong kind
+    ├── ManifestError (ValueError)      a manifest that fails validation
+    ├── JudgeError                      a judge failure that stops the run (bad key, unknown model)
+    ├── RunStateError (ValueError)      an offline run's destination holds another run
+    └── LexiconError (ValueError)       counterfactual lexicons or placeholders that cannot be used
+
+Catch ``PairwiseError`` to handle anything raised on purpose by the package.
+"""
+
+from __future__ import annotations
+
+
+class PairwiseError(Exception):
+    """Base class of every error the package raises on purpose."""
+
+
+class ColumnError(PairwiseError, KeyError):
+    """A required column is missing or has the wrong type."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidGroupsError(PairwiseError, ValueError):
+    """Some groups cannot form pairs (no reference, several references, a missing pole...)."""
+
+
+class TemplateError(PairwiseError, ValueError):
+    """A metric template cannot be loaded or needs variables the pair frame lacks."""
+
+
+class MetricError(PairwiseError, ValueError):
+    """An unknown metric, or a metric that does not belong in a pairwise call."""
+
+
+class ManifestError(PairwiseError, ValueError):
+    """A manifest fails validation; the message lists every problem found."""
+
+
+class JudgeError(PairwiseError):
+    """A judge failure that retrying cannot fix; the run stops, results so far stay cached."""
+
+
+class RunStateError(PairwiseError, ValueError):
+    """An offline run's destination holds a different run."""
+
+
+class LexiconError(PairwiseError, ValueError):
+    """A lexicon or a prompt's placeholders cannot be used for counterfactuals."""
