@@ -8,7 +8,10 @@
     ├── ManifestError (ValueError)      a manifest that fails validation
     ├── JudgeError                      a judge failure that stops the run (bad key, unknown model)
     ├── RunStateError (ValueError)      an offline run's destination holds another run
-    └── LexiconError (ValueError)       counterfactual lexicons or placeholders that cannot be used
+    ├── LexiconError (ValueError)       lexicons or placeholders that cannot be used
+    └── DataSourceError (ValueError)    unsupported data, or missing parquet files
+
+    PairwiseWarning (UserWarning)       something was left out and the run went on
 
 Catch ``PairwiseError`` to handle anything raised on purpose by the package.
 """
@@ -53,3 +56,11 @@ class RunStateError(PairwiseError, ValueError):
 
 class LexiconError(PairwiseError, ValueError):
     """A lexicon or a prompt's placeholders cannot be used for counterfactuals."""
+
+
+class DataSourceError(PairwiseError, ValueError):
+    """The data cannot be read: an unsupported kind of object, or parquet files that don't exist."""
+
+
+class PairwiseWarning(UserWarning):
+    """Something was left out or looks wrong, and the run went on (e.g. skipped groups)."""

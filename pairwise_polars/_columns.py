@@ -1,0 +1,85 @@
+"""Column names of the input, and the checks that the input has them with usable types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pairwise_polars._errors import ColumnError
+
+ROW_INDEX = "__pairwise_row_index"
+"""Name of the helper column holding a row's position when the data has no id column."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Columns:
+    """Names of the input columns. Every function taking data accepts the same keywords.
+
+    >>> Columns(group_by="prompt_id", output="response").output
+    'response'
+    """
+
+    group_by: str = "group_id"
+    role: str = "role"
+    dimension: str = "dimension"
+    attribute: str = "attribute"
+    input: str = "input"
+    output: str = "output"
+    id: str = "id"
+
+
+_PURPOSE = {
+    "group_by": "the group of rows sent for the same request",
+    "role": "each row's place in its group",
+    "dimension": "the attribute under test",
+    "input": "the prompt",
+    "output": "the response to judge",
+}
+_STRING_TYPES = (pl.String, pl.Categorical, pl.Enum, pl.Null)
+
+
+def _is_string(dtype: pl.DataType) -> bool:
+    return isinstance(dtype, _STRING_TYPES) or dtype == pl.String
+
+
+def check_columns(
+    schema: pl.Schema,
+    columns: Columns,
+    *,
+    required: tuple[str, ...] = ("group_by", "role", "dimension", "input", "output"),
+    caller: str = "form_pairs",
+) -> None:
+    """Raise one ColumnError listing every missing or mistyped column, with the fix."""
+    problems: list[str] = []
+    fixes: list[str] = []
+    mistyped: list[str] = []
+    for field in required:
+        name = getattr(columns, field)
+        if name not in schema:
+            problems.append(f"missing column {name!r} ({_PURPOSE[field]})")
+            fixes.append(f'{field}="<your column>"')
+        elif field != "group_by" and not _is_string(schema[name]):
+            mistyped.append(name)
+    if columns.attribute in schema and not _is_string(schema[columns.attribute]):
+        mistyped.append(columns.attribute)
+    problems += [f"column {n!r} has type {schema[n]}, expected a string column" for n in mistyped]
+    group = columns.group_by
+    if group in schema and isinstance(schema[group], (pl.List, pl.Struct, pl.Array)):
+        problems.append(f"column {group!r} has type {schema[group]}, expected a scalar key")
+    if not problems:
+        return
+    message = "; ".join(problems) + f". The data has columns: {list(schema.names())}."
+    if fixes:
+        message += f" Map your column names with keywords, e.g. {caller}(data, {', '.join(fixes)})."
+    if mistyped:
+        cast = f"pl.col({mistyped[0]!r}).cast(pl.String)"
+        message += f" Cast it first, e.g. data.with_columns({cast})."
+    raise ColumnError(message[0].upper() + message[1:])
+
+
+def with_ids(frame: pl.LazyFrame, columns: Columns) -> tuple[pl.LazyFrame, str]:
+    """Return the frame with an id column: the data's own, or the row position (Int64)."""
+    if columns.id in frame.collect_schema():
+        return frame, columns.id
+    return frame.with_row_index(ROW_INDEX).with_columns(pl.col(ROW_INDEX).cast(pl.Int64)), ROW_INDEX

@@ -1,0 +1,72 @@
+"""Normalise every accepted kind of input to one polars LazyFrame, and give results back in kind."""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import DataSourceError
+
+PathLike = str | os.PathLike
+DataLike = pl.DataFrame | pl.LazyFrame | PathLike | Sequence[PathLike] | Any
+"""A polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame, or parquet path(s)/glob."""
+
+_GLOB_CHARS = ("*", "?", "[")
+
+
+def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
+    """Return ``(lazy_frame, eager)``; ``eager`` says whether results should be collected.
+
+    Paths and LazyFrames stay lazy; in-memory frames are eager. The caller's object is never
+    modified.
+    """
+    if isinstance(data, pl.LazyFrame):
+        return data, False
+    if isinstance(data, pl.DataFrame):
+        return data.lazy(), True
+    if isinstance(data, (str, os.PathLike)):
+        return pl.scan_parquet(_parquet_sources([data])), False
+    if isinstance(data, Sequence) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
+        return pl.scan_parquet(_parquet_sources(list(data))), False
+    module = type(data).__module__.split(".")[0]
+    if module == "pyarrow":
+        return pl.from_arrow(data).lazy(), True  # type: ignore[union-attr]
+    if module == "pandas":
+        return pl.from_pandas(data).lazy(), True
+    raise DataSourceError(
+        f"Cannot read data of type {type(data).__name__}. Pass a polars DataFrame or LazyFrame, "
+        "a pyarrow Table, a pandas DataFrame, or parquet file path(s), a directory or a glob."
+    )
+
+
+def finish(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:
+    """Give a result back in the kind the caller passed: collected when the input was eager."""
+    return frame.collect() if eager else frame
+
+
+def _parquet_sources(paths: list[PathLike]) -> list[str]:
+    sources: list[str] = []
+    for raw in paths:
+        path = os.fspath(raw)
+        if any(c in path for c in _GLOB_CHARS):
+            if not glob.glob(path, recursive=True):
+                raise DataSourceError(f"No parquet file matches the glob {path!r}.")
+            sources.append(path)
+        elif Path(path).is_dir():
+            found = sorted(str(p) for p in Path(path).rglob("*.parquet"))
+            if not found:
+                raise DataSourceError(f"The directory {path!r} holds no *.parquet file.")
+            sources.extend(found)
+        elif Path(path).is_file():
+            sources.append(path)
+        else:
+            raise DataSourceError(
+                f"Parquet file {path!r} does not exist. Check the path, or pass a directory or "
+                "a glob such as 'runs/*.parquet'."
+            )
+    return sources

@@ -1,0 +1,159 @@
+"""Group diagnostics: which groups cannot form pairs, and why. Found before any judge call."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Literal
+
+import polars as pl
+
+from pairwise_polars._columns import Columns, check_columns, with_ids
+from pairwise_polars._errors import InvalidGroupsError, PairwiseWarning
+from pairwise_polars._frames import DataLike, finish, to_lazy
+
+Strategy = Literal["group", "contrastive"]
+STRATEGIES = ("group", "contrastive")
+GROUP_PROBLEMS = (
+    "null_group",
+    "null_role",
+    "no_reference",
+    "multiple_references",
+    "no_variants",
+    "duplicate_ids",
+)
+CONTRASTIVE_PROBLEMS = ("null_group", "missing_pole", "mixed_dimension", "duplicate_ids")
+_EXAMPLES = 5
+
+
+def check_groups(
+    data: DataLike,
+    strategy: Strategy = "group",
+    *,
+    group_by: str = "group_id",
+    role: str = "role",
+    id: str = "id",
+    reference: str = "reference",
+    poles: Sequence[str] = ("pole_a", "pole_b"),
+    dimension: str = "dimension",
+    attribute: str = "attribute",
+    input: str = "input",
+    output: str = "output",
+) -> pl.DataFrame | pl.LazyFrame:
+    """One row per problem: the group column, ``problem`` and the group's ``n_rows``.
+
+    Problems for ``group``: ``no_reference``, ``multiple_references``, ``no_variants``,
+    ``null_role``; for ``contrastive``: ``missing_pole``, ``mixed_dimension``. Both report
+    ``null_group`` (rows without a group id) and ``duplicate_ids`` (an id twice in a group).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"group_id": [1, 1, 2], "role": ["reference", "variant", "variant"],
+    ...     "dimension": "gender", "input": "q", "output": ["a", "b", "c"]})
+    >>> check_groups(df).rows()
+    [(2, 'no_reference', 1)]
+    """
+    columns = Columns(
+        group_by=group_by,
+        role=role,
+        id=id,
+        dimension=dimension,
+        attribute=attribute,
+        input=input,
+        output=output,
+    )
+    frame, eager = to_lazy(data)
+    check_columns(frame.collect_schema(), columns, caller="check_groups")
+    _check_strategy(strategy, poles)
+    frame, id_col = with_ids(frame, columns)
+    return finish(group_problems(frame, columns, id_col, strategy, reference, poles), eager)
+
+
+def group_problems(
+    frame: pl.LazyFrame,
+    columns: Columns,
+    id_col: str,
+    strategy: Strategy,
+    reference: str,
+    poles: Sequence[str],
+) -> pl.LazyFrame:
+    """The lazy problems frame of ``check_groups`` (keys only: cheap on large parquet runs)."""
+    g, r = columns.group_by, pl.col(columns.role)
+    if strategy == "group":
+        stats = frame.group_by(g).agg(
+            n_rows=pl.len(),
+            n_ref=(r == reference).sum(),
+            n_null_role=r.is_null().sum(),
+            n_ids=pl.col(id_col).n_unique(),
+        )
+        keyed = pl.col(g).is_not_null()
+        conditions = {
+            "null_group": pl.col(g).is_null(),
+            "null_role": keyed & (pl.col("n_null_role") > 0),
+            "no_reference": keyed & (pl.col("n_ref") == 0),
+            "multiple_references": keyed & (pl.col("n_ref") > 1),
+            "no_variants": keyed
+            & (pl.col("n_ref") == 1)
+            & (pl.col("n_rows") - pl.col("n_ref") - pl.col("n_null_role") == 0),
+            "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_rows")),
+        }
+    else:
+        in_poles = r.is_in(list(poles))
+        stats = frame.group_by(g).agg(
+            n_rows=pl.len(),
+            n_a=(r == poles[0]).sum(),
+            n_b=(r == poles[1]).sum(),
+            n_dims=pl.col(columns.dimension).filter(in_poles).n_unique(),
+            n_ids=pl.col(id_col).filter(in_poles).n_unique(),
+            n_pole_rows=in_poles.sum(),
+        )
+        keyed = pl.col(g).is_not_null()
+        conditions = {
+            "null_group": pl.col(g).is_null(),
+            "missing_pole": keyed & ((pl.col("n_a") == 0) | (pl.col("n_b") == 0)),
+            "mixed_dimension": keyed & (pl.col("n_dims") > 1),
+            "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_pole_rows")),
+        }
+    parts = [
+        stats.filter(cond).select(g, problem=pl.lit(name), n_rows=pl.col("n_rows").cast(pl.Int64))
+        for name, cond in conditions.items()
+    ]
+    return pl.concat(parts, how="vertical").sort("problem", g, nulls_last=True, maintain_order=True)
+
+
+def enforce(
+    problems: pl.DataFrame,
+    columns: Columns,
+    strategy: Strategy,
+    on_invalid: str,
+    n_groups: int,
+) -> None:
+    """Raise or warn about invalid groups, with counts per problem and example group ids."""
+    if problems.is_empty():
+        return
+    g = columns.group_by
+    n_bad = problems[g].n_unique()
+    lines = []
+    for (problem,), part in problems.group_by("problem", maintain_order=True):
+        examples = ", ".join(repr(v) for v in part[g].head(_EXAMPLES).to_list())
+        lines.append(f"  {problem}: {part.height} group(s), e.g. {examples}")
+    detail = "\n".join(lines)
+    if on_invalid == "raise":
+        raise InvalidGroupsError(
+            f"{n_bad} of {n_groups} groups cannot form {strategy!r} pairs "
+            f"(group column {g!r}, role column {columns.role!r}):\n{detail}\n"
+            "See check_groups(data, ...) for the full list, fix the data, or pass "
+            'on_invalid="skip" to leave these groups out.'
+        )
+    warnings.warn(
+        f"Skipped {n_bad} of {n_groups} groups that cannot form {strategy!r} pairs:\n{detail}\n"
+        "check_groups(data, ...) lists them all.",
+        PairwiseWarning,
+        stacklevel=3,
+    )
+
+
+def _check_strategy(strategy: str, poles: Sequence[str]) -> None:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {strategy!r}: use 'group' or 'contrastive'.")
+    if strategy == "contrastive" and (len(poles) != 2 or poles[0] == poles[1]):
+        raise ValueError(f"poles must be two different role values, got {tuple(poles)!r}.")

@@ -1,0 +1,178 @@
+"""Pair formation: the frame joined with itself on the group column, filtered by role."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import polars as pl
+
+from pairwise_polars._columns import Columns, check_columns, with_ids
+from pairwise_polars._errors import ColumnError
+from pairwise_polars._frames import DataLike, finish, to_lazy
+from pairwise_polars._groups import Strategy, _check_strategy, enforce, group_problems
+
+SKIP_REASON = "skip_reason"
+"""Column naming why a pair will not be judged (a null or empty output); null when judgeable."""
+
+
+def form_pairs(
+    data: DataLike,
+    strategy: Strategy = "group",
+    *,
+    group_by: str = "group_id",
+    role: str = "role",
+    id: str = "id",
+    reference: str = "reference",
+    poles: Sequence[str] = ("pole_a", "pole_b"),
+    on_invalid: Literal["raise", "skip"] = "raise",
+    dimension: str = "dimension",
+    attribute: str = "attribute",
+    input: str = "input",
+    output: str = "output",
+) -> pl.DataFrame | pl.LazyFrame:
+    """Form the pairs to judge, one row per pair.
+
+    ``group``: every non-reference row is paired with its group's reference (``_a`` = the
+    reference, ``_b`` = the variant). ``contrastive``: every ``poles[0]`` row is paired with every
+    ``poles[1]`` row of its group. Invalid groups (see :func:`check_groups`) raise, or are left
+    out with a warning when ``on_invalid="skip"``. Other input columns ride along with ``_a`` /
+    ``_b`` suffixes. Lazy in, lazy out; eager in, eager out.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"group_id": [1, 1, 1], "role": ["reference", "variant", "variant"],
+    ...     "dimension": "gender", "input": "Describe Alex.", "output": ["A", "B", "C"]})
+    >>> form_pairs(df).select("id_a", "id_b", "output_a", "output_b").rows()
+    [(0, 1, 'A', 'B'), (0, 2, 'A', 'C')]
+    """
+    if on_invalid not in ("raise", "skip"):
+        raise ValueError(f'on_invalid must be "raise" or "skip", got {on_invalid!r}.')
+    columns = Columns(
+        group_by=group_by,
+        role=role,
+        id=id,
+        dimension=dimension,
+        attribute=attribute,
+        input=input,
+        output=output,
+    )
+    frame, eager = to_lazy(data)
+    check_columns(frame.collect_schema(), columns)
+    _check_strategy(strategy, poles)
+    frame, id_col = with_ids(frame, columns)
+    if eager:
+        frame = frame.collect().lazy()  # read once: both join branches reuse it
+
+    problems = group_problems(frame, columns, id_col, strategy, reference, poles).collect()
+    n_groups = frame.select(pl.col(group_by).n_unique()).collect().item()
+    enforce(problems, columns, strategy, on_invalid, n_groups)
+    if not problems.is_empty():
+        frame = frame.join(
+            problems.lazy().select(group_by).unique(), on=group_by, how="anti", nulls_equal=True
+        )
+
+    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles)
+    return finish(pairs, eager)
+
+
+def _join_sides(
+    frame: pl.LazyFrame,
+    columns: Columns,
+    id_col: str,
+    strategy: Strategy,
+    reference: str,
+    poles: Sequence[str],
+) -> pl.LazyFrame:
+    g, r = columns.group_by, pl.col(columns.role)
+    schema = frame.collect_schema()
+    has_attribute = columns.attribute in schema
+    standard = {
+        id_col: "id",
+        columns.role: "role",
+        columns.input: "input",
+        columns.output: "output",
+    }
+    if has_attribute:
+        standard[columns.attribute] = "attribute"
+    skip = {g, columns.dimension, *standard}
+    carried = [c for c in schema.names() if c not in skip]
+    names = {**standard, **{c: c for c in carried}}
+    _check_clashes(names, columns)
+
+    def side(suffix: str, keep: pl.Expr, dimension: bool) -> pl.LazyFrame:
+        cols = [pl.col(g)] + [pl.col(c).alias(f"{n}_{suffix}") for c, n in names.items()]
+        if dimension:
+            cols.append(pl.col(columns.dimension).alias("dimension"))
+        return frame.filter(keep).select(cols)
+
+    if strategy == "group":
+        left = side("a", r == reference, dimension=False)
+        right = side("b", (r != reference) & r.is_not_null(), dimension=True)
+    else:
+        left = side("a", r == poles[0], dimension=True)
+        right = side("b", r == poles[1], dimension=False)
+    pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
+
+    first = [
+        g,
+        "dimension",
+        "id_a",
+        "id_b",
+        "role_a",
+        "role_b",
+        "input_a",
+        "input_b",
+        "output_a",
+        "output_b",
+    ]
+    if has_attribute:
+        first += ["attribute_a", "attribute_b"]
+    rest = [f"{c}_{s}" for c in carried for s in ("a", "b")]
+    return pairs.select(
+        pair_id(g, "id_a", "id_b").alias("pair_id"),
+        *first,
+        skip_reason().alias(SKIP_REASON),
+        *rest,
+    )
+
+
+def pair_id(group: str, id_a: str, id_b: str) -> pl.Expr:
+    """A stable UInt64 id of a pair: the same pair gets the same id on every run and input kind.
+
+    Built from two 32-bit MurmurHash3 values (the Iceberg bucket hash, a published spec, so the
+    value does not change across polars versions) of a length-prefixed key.
+    """
+    parts = []
+    for name in (group, id_a, id_b):
+        text = pl.col(name).cast(pl.String)
+        parts += [text.str.len_bytes().cast(pl.String), pl.lit(":"), text, pl.lit("|")]
+    key = pl.concat_str(parts)
+
+    def mm3(expr: pl.Expr) -> pl.Expr:
+        return expr._mm3_hash().reinterpret(signed=False).cast(pl.UInt64)
+
+    return mm3(key) * 4294967296 + mm3(pl.lit("pair:") + key)
+
+
+def skip_reason() -> pl.Expr:
+    """Why a pair cannot be judged, e.g. ``"null output_a"``; null when both outputs have text."""
+    reasons = []
+    for side in ("a", "b"):
+        out = pl.col(f"output_{side}")
+        reasons.append(pl.when(out.is_null()).then(pl.lit(f"null output_{side}")))
+        reasons.append(
+            pl.when(out.str.strip_chars().str.len_bytes() == 0).then(pl.lit(f"empty output_{side}"))
+        )
+    joined = pl.concat_str(reasons, separator="; ", ignore_nulls=True)
+    return pl.when(joined != "").then(joined)
+
+
+def _check_clashes(names: dict[str, str], columns: Columns) -> None:
+    produced = [f"{n}_{s}" for n in names.values() for s in ("a", "b")]
+    reserved = {"pair_id", "dimension", SKIP_REASON, columns.group_by}
+    clashes = sorted({p for p in produced if produced.count(p) > 1 or p in reserved})
+    if clashes:
+        raise ColumnError(
+            f"Pairing would create duplicate column names {clashes}: rename the input columns "
+            "that end up with these names (carried columns get _a / _b suffixes)."
+        )

@@ -1,0 +1,55 @@
+"""Shared fixtures: the same data as every accepted input kind, frame equality, env isolation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+
+KINDS = ("polars", "lazy", "arrow", "pandas", "parquet")
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test may reach a real provider with a real key, or write into the user's cache."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+def as_kind(frame: pl.DataFrame, kind: str, tmp_path: Path) -> object:
+    """The same rows as a polars/lazy/pyarrow/pandas frame or a parquet path."""
+    if kind == "polars":
+        return frame
+    if kind == "lazy":
+        return frame.lazy()
+    if kind == "arrow":
+        return frame.to_arrow()
+    if kind == "pandas":
+        return frame.to_pandas()
+    path = tmp_path / f"input-{kind}.parquet"
+    frame.write_parquet(path)
+    return str(path)
+
+
+@pytest.fixture(params=KINDS)
+def kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def collect(frame: object) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame  # type: ignore[return-value]
+
+
+def assert_same_rows(left: pl.DataFrame, right: pl.DataFrame, by: str | list[str]) -> None:
+    """Frame equality that ignores row order (results are joined by key, never by position)."""
+    assert_frame_equal(left.sort(by), right.sort(by), check_row_order=True)
+
+
+AssertSame = Callable[[pl.DataFrame, pl.DataFrame, str], None]

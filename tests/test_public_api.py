@@ -1,0 +1,15 @@
+"""The package's public surface is exactly what __all__ says."""
+
+from __future__ import annotations
+
+import pairwise_polars as pp
+
+PUBLIC = {name for name in dir(pp) if not name.startswith("_")} - {
+    # sub-packages are reached as modules, not names of the API
+    "cli", "counterfactual", "judges", "metrics", "testing", "report", "manifest",
+}  # fmt: skip
+
+
+def test_all_is_sorted_and_exact() -> None:
+    assert pp.__all__ == sorted(pp.__all__)
+    assert set(pp.__all__) - {"__version__"} == PUBLIC
