@@ -29,6 +29,9 @@ class Columns:
     id: str = "id"
 
 
+PAIR_FIELDS = ("group_by", "role", "dimension", "input", "output")
+KEY_FIELDS = ("group_by", "role", "dimension")
+
 _PURPOSE = {
     "group_by": "the group of rows sent for the same request",
     "role": "each row's place in its group",
@@ -47,7 +50,7 @@ def check_columns(
     schema: pl.Schema,
     columns: Columns,
     *,
-    required: tuple[str, ...] = ("group_by", "role", "dimension", "input", "output"),
+    required: tuple[str, ...] = PAIR_FIELDS,
     caller: str = "form_pairs",
 ) -> None:
     """Raise one ColumnError listing every missing or mistyped column, with the fix."""

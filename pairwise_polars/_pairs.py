@@ -7,7 +7,7 @@ from typing import Literal
 
 import polars as pl
 
-from pairwise_polars._columns import Columns, check_columns, with_ids
+from pairwise_polars._columns import KEY_FIELDS, PAIR_FIELDS, Columns, check_columns, with_ids
 from pairwise_polars._errors import ColumnError
 from pairwise_polars._frames import DataLike, finish, to_lazy
 from pairwise_polars._groups import Strategy, _check_strategy, enforce, group_problems
@@ -30,6 +30,7 @@ def form_pairs(
     attribute: str = "attribute",
     input: str = "input",
     output: str = "output",
+    keys_only: bool = False,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Form the pairs to judge, one row per pair.
 
@@ -37,7 +38,9 @@ def form_pairs(
     reference, ``_b`` = the variant). ``contrastive``: every ``poles[0]`` row is paired with every
     ``poles[1]`` row of its group. Invalid groups (see :func:`check_groups`) raise, or are left
     out with a warning when ``on_invalid="skip"``. Other input columns ride along with ``_a`` /
-    ``_b`` suffixes. Lazy in, lazy out; eager in, eager out.
+    ``_b`` suffixes. Lazy in, lazy out; eager in, eager out. ``keys_only=True`` returns only
+    ``pair_id``, the group column, ``dimension``, ids, roles and attributes (no text, no carried
+    columns): the cheap frame for planning large runs, where text is attached later.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"group_id": [1, 1, 1], "role": ["reference", "variant", "variant"],
@@ -57,7 +60,8 @@ def form_pairs(
         output=output,
     )
     frame, eager = to_lazy(data)
-    check_columns(frame.collect_schema(), columns)
+    required = KEY_FIELDS if keys_only else PAIR_FIELDS
+    check_columns(frame.collect_schema(), columns, required=required)
     _check_strategy(strategy, poles)
     frame, id_col = with_ids(frame, columns)
     if eager:
@@ -71,7 +75,7 @@ def form_pairs(
             problems.lazy().select(group_by).unique(), on=group_by, how="anti", nulls_equal=True
         )
 
-    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles)
+    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles, keys_only)
     return finish(pairs, eager)
 
 

@@ -201,3 +201,11 @@ def test_caller_frame_is_not_modified() -> None:
     before = data.clone()
     pp.form_pairs(data)
     assert data.equals(before)
+
+
+def test_keys_only_pairs_match_full_pairs_and_need_no_text() -> None:
+    data = grouped([3, 2]).with_columns(model=pl.lit("m"))
+    full = pp.form_pairs(data)
+    keys = pp.form_pairs(data.drop("input", "output"), keys_only=True)
+    assert keys.columns == ["pair_id", "group_id", "dimension", "id_a", "id_b", "role_a", "role_b"]
+    assert_same_rows(keys, full.select(keys.columns), "pair_id")
