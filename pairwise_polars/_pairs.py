@@ -86,20 +86,18 @@ def _join_sides(
     strategy: Strategy,
     reference: str,
     poles: Sequence[str],
+    keys_only: bool = False,
 ) -> pl.LazyFrame:
     g, r = columns.group_by, pl.col(columns.role)
     schema = frame.collect_schema()
     has_attribute = columns.attribute in schema
-    standard = {
-        id_col: "id",
-        columns.role: "role",
-        columns.input: "input",
-        columns.output: "output",
-    }
+    standard = {id_col: "id", columns.role: "role"}
+    if not keys_only:
+        standard |= {columns.input: "input", columns.output: "output"}
     if has_attribute:
         standard[columns.attribute] = "attribute"
-    skip = {g, columns.dimension, *standard}
-    carried = [c for c in schema.names() if c not in skip]
+    skip = {g, columns.dimension, columns.input, columns.output, *standard}
+    carried = [] if keys_only else [c for c in schema.names() if c not in skip]
     names = {**standard, **{c: c for c in carried}}
     _check_clashes(names, columns)
 
@@ -117,27 +115,14 @@ def _join_sides(
         right = side("b", r == poles[1], dimension=False)
     pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
 
-    first = [
-        g,
-        "dimension",
-        "id_a",
-        "id_b",
-        "role_a",
-        "role_b",
-        "input_a",
-        "input_b",
-        "output_a",
-        "output_b",
-    ]
+    first = [g, "dimension", "id_a", "id_b", "role_a", "role_b"]
+    if not keys_only:
+        first += ["input_a", "input_b", "output_a", "output_b"]
     if has_attribute:
         first += ["attribute_a", "attribute_b"]
-    rest = [f"{c}_{s}" for c in carried for s in ("a", "b")]
-    return pairs.select(
-        pair_id(g, "id_a", "id_b").alias("pair_id"),
-        *first,
-        skip_reason().alias(SKIP_REASON),
-        *rest,
-    )
+    rest = [] if keys_only else [skip_reason().alias(SKIP_REASON)]
+    rest += [f"{c}_{s}" for c in carried for s in ("a", "b")]
+    return pairs.select(pair_id(g, "id_a", "id_b").alias("pair_id"), *first, *rest)
 
 
 def pair_id(group: str, id_a: str, id_b: str) -> pl.Expr:
