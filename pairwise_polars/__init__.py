@@ -1,6 +1,8 @@
 """pairwise_polars: counterfactual fairness testing of LLM systems, dataframe-native."""
 
+from pairwise_polars import _namespace  # noqa: F401  (registers frame.pairwise)
 from pairwise_polars._aggregate import aggregate
+from pairwise_polars._cache import JudgementCache, default_cache_path
 from pairwise_polars._columns import Columns
 from pairwise_polars._errors import (
     ColumnError,
@@ -18,6 +20,9 @@ from pairwise_polars._errors import (
 from pairwise_polars._gate import GateResult, gate
 from pairwise_polars._groups import check_groups
 from pairwise_polars._pairs import form_pairs
+from pairwise_polars._scoring import Plan, ascore, ascore_pairs, plan, score, score_pairs
+from pairwise_polars.judges import Judge, OfflineJudge, OpenAIJudge
+from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 
 __version__ = "0.1.0"
 
@@ -27,17 +32,32 @@ __all__ = [
     "DataSourceError",
     "GateResult",
     "InvalidGroupsError",
+    "Judge",
     "JudgeError",
+    "JudgementCache",
     "LexiconError",
     "ManifestError",
+    "Metric",
     "MetricError",
+    "OfflineJudge",
+    "OpenAIJudge",
     "PairwiseError",
     "PairwiseWarning",
+    "Plan",
     "RunStateError",
     "TemplateError",
     "__version__",
     "aggregate",
+    "ascore",
+    "ascore_pairs",
     "check_groups",
+    "default_cache_path",
     "form_pairs",
     "gate",
+    "get_metric",
+    "load_metric",
+    "metric_names",
+    "plan",
+    "score",
+    "score_pairs",
 ]

@@ -53,3 +53,24 @@ def assert_same_rows(left: pl.DataFrame, right: pl.DataFrame, by: str | list[str
 
 
 AssertSame = Callable[[pl.DataFrame, pl.DataFrame, str], None]
+
+
+# The local OpenAI-compatible server: the real `openai` client talks to it over real HTTP.
+from pairwise_polars.testing.fixtures import (  # noqa: E402, F401
+    judge_server,
+    judge_server_session,
+)
+
+
+def letters() -> pl.DataFrame:
+    """The shipped contrastive sample (60 male/female reference-letter pairs)."""
+    return pl.read_parquet(DATA / "letters_contrastive.parquet")
+
+
+def jobs(groups: int | None = None) -> pl.DataFrame:
+    """The shipped group sample (DecodingTrust jobs answers); ``groups``: only the first n."""
+    frame = pl.read_parquet(DATA / "jobs_group.parquet")
+    if groups is None:
+        return frame
+    keep = frame["group_id"].unique(maintain_order=True).head(groups)
+    return frame.filter(pl.col("group_id").is_in(keep.implode()))

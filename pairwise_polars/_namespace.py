@@ -1,0 +1,65 @@
+"""``frame.pairwise``: the package's functions as a polars namespace, for pipelines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._aggregate import aggregate
+from pairwise_polars._groups import check_groups
+from pairwise_polars._pairs import form_pairs
+from pairwise_polars._scoring import score, score_pairs
+
+
+@pl.api.register_dataframe_namespace("pairwise")
+class PairwiseFrame:
+    """``df.pairwise.pairs()``, ``.check()``, ``.score(metrics)``, ``.score_pairs(metrics)``,
+    ``.aggregate()``: the same as the functions, with the frame as data.
+
+    >>> import polars as pl
+    >>> import pairwise_polars  # registers the namespace
+    >>> rows = pl.DataFrame({"group_id": 1, "role": ["reference", "variant"],
+    ...     "dimension": "age", "input": "q", "output": ["a", "b"]})
+    >>> rows.pairwise.pairs().height
+    1
+    """
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self._frame = frame
+
+    def pairs(self, strategy: str = "group", **options: Any) -> pl.DataFrame:
+        return form_pairs(self._frame, strategy, **options)  # type: ignore[arg-type,return-value]
+
+    def check(self, strategy: str = "group", **options: Any) -> pl.DataFrame:
+        return check_groups(self._frame, strategy, **options)  # type: ignore[arg-type,return-value]
+
+    def score(self, metrics: Any = "pairwise-bias", **options: Any) -> pl.DataFrame:
+        return score(self._frame, metrics, **options)
+
+    def score_pairs(self, metrics: Any = "pairwise-bias", **options: Any) -> pl.DataFrame:
+        return score_pairs(self._frame, metrics, **options)
+
+    def aggregate(self, by: Sequence[str] = ("dimension",), **options: Any) -> pl.DataFrame:
+        return aggregate(self._frame, by, **options)
+
+
+@pl.api.register_lazyframe_namespace("pairwise")
+class PairwiseLazyFrame:
+    """``lf.pairwise.pairs()`` and ``.check()`` stay lazy; scoring collects (judging is eager)."""
+
+    def __init__(self, frame: pl.LazyFrame) -> None:
+        self._frame = frame
+
+    def pairs(self, strategy: str = "group", **options: Any) -> pl.LazyFrame:
+        return form_pairs(self._frame, strategy, **options)  # type: ignore[arg-type,return-value]
+
+    def check(self, strategy: str = "group", **options: Any) -> pl.LazyFrame:
+        return check_groups(self._frame, strategy, **options)  # type: ignore[arg-type,return-value]
+
+    def score(self, metrics: Any = "pairwise-bias", **options: Any) -> pl.DataFrame:
+        return score(self._frame, metrics, **options)
+
+    def score_pairs(self, metrics: Any = "pairwise-bias", **options: Any) -> pl.DataFrame:
+        return score_pairs(self._frame, metrics, **options)

@@ -1,0 +1,146 @@
+"""From pairs to unique judge requests: one row per (pair, metric, order), rendered and keyed.
+
+Identical requests (same judge identity, metric version and messages) get the same key, so they
+are judged once whatever the number of pairs sharing them, and found in the cache next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import ColumnError, MetricError
+from pairwise_polars._pairs import SKIP_REASON
+from pairwise_polars.judges._protocol import REQUEST_SCHEMA
+from pairwise_polars.metrics import PAIR_VARIABLES, Metric
+
+ROW = "__pairwise_row"
+ORDER = "__pairwise_order"
+_H1, _H2 = "__pairwise_h1", "__pairwise_h2"
+UNDER_TEST = "attribute_under_test"
+TEXT = ("input_a", "input_b", "output_a", "output_b", "attribute_a", "attribute_b", "dimension")
+REQUIRED = ("pair_id", "input_a", "input_b", "output_a", "output_b")
+
+
+def check_pairs(pairs: pl.DataFrame, metrics: Sequence[Metric]) -> None:
+    """Every problem that would stop the run, found before the first paid call."""
+    missing = [c for c in REQUIRED if c not in pairs.columns]
+    if missing:
+        raise ColumnError(
+            f"The pair frame lacks columns {missing}; it has {pairs.columns}. Build it with "
+            "form_pairs(...), or pass the response rows to score(...) instead of score_pairs."
+        )
+    judgeable = _judgeable(pairs)
+    for metric in metrics:
+        available = set(PAIR_VARIABLES) | ({UNDER_TEST} if UNDER_TEST in metric.requires else set())
+        metric.check_variables(available)
+        if UNDER_TEST in metric.requires and UNDER_TEST not in metric.params:
+            if "dimension" not in pairs.columns:
+                nulls = judgeable
+            else:
+                nulls = judgeable.filter(pl.col("dimension").is_null())
+            if not nulls.is_empty():
+                examples = nulls["pair_id"].head(3).to_list()
+                raise MetricError(
+                    f"Metric {metric.name!r} needs the attribute under test, and "
+                    f"{nulls.height} pairs have no dimension (e.g. pair_id {examples}). Fill the "
+                    f"dimension column, or pass get_metric({metric.name!r}, "
+                    'attribute_under_test="gender").'
+                )
+
+
+def request_rows(pairs: pl.DataFrame, metrics: Sequence[Metric], both_orders: bool) -> pl.DataFrame:
+    """One row per (judgeable pair, metric, order) with its template variables and a 128-bit
+    dedupe hash of them. Order ``ba`` swaps the a/b sides."""
+    judgeable = _judgeable(pairs).with_columns(
+        [pl.lit(None, pl.String).alias(c) for c in TEXT if c not in pairs.columns]
+    )
+    orders = ("ab", "ba") if both_orders else ("ab",)
+    parts = []
+    for metric in metrics:
+        for order in orders:
+            swap = {f"{n}_a": f"{n}_b" for n in ("input", "output", "attribute")}
+            swap |= {b: a for a, b in swap.items()}
+            sides = [pl.col(swap[c] if order == "ba" and c in swap else c).cast(pl.String).alias(c)
+                     for c in TEXT]  # fmt: skip
+            under_test = metric.params.get(UNDER_TEST)
+            parts.append(
+                judgeable.select(
+                    ROW,
+                    pl.lit(metric.name).alias("metric"),
+                    pl.lit(order).alias(ORDER),
+                    pl.lit(metric.max_score, pl.Int64).alias("max_score"),
+                    *sides,
+                    (pl.lit(str(under_test)) if under_test is not None else pl.col("dimension"))
+                    .cast(pl.String)
+                    .alias(UNDER_TEST),
+                )
+            )
+    rows = pl.concat(parts) if parts else pl.DataFrame()
+    if rows.is_empty():
+        return rows
+    key_cols = ["metric", *TEXT, UNDER_TEST]
+    return rows.with_columns(
+        pl.struct(key_cols).hash(seed=0).alias(_H1), pl.struct(key_cols).hash(seed=1).alias(_H2)
+    )
+
+
+def unique_requests(
+    rows: pl.DataFrame,
+    metrics: Sequence[Metric],
+    *,
+    identity: dict[str, Any],
+    uses_messages: bool,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(keys, requests)``: the dedupe hash -> request key map, and the unique requests frame
+    with REQUEST_SCHEMA columns. Rendering happens once per distinct set of variables."""
+    distinct = rows.unique(subset=[_H1, _H2], keep="first", maintain_order=True)
+    if uses_messages:
+        by_name = {m.name: m for m in metrics}
+        identity_json = json.dumps(identity, sort_keys=True, default=str)
+        messages, keys = [], []
+        for row in distinct.select("metric", *TEXT, UNDER_TEST).iter_rows(named=True):
+            metric = by_name[row["metric"]]
+            values = {**row, "input": row["input_a"]}
+            rendered = metric.render(values)
+            messages.append(rendered)
+            keys.append(_request_key(identity_json, metric, rendered))
+        distinct = distinct.with_columns(
+            messages=pl.Series(messages, dtype=pl.String), key=pl.Series(keys, dtype=pl.String)
+        )
+    else:
+        distinct = distinct.with_columns(
+            messages=pl.lit(None, pl.String),
+            key=pl.concat_str(
+                pl.col(_H1).cast(pl.String), pl.lit("-"), pl.col(_H2).cast(pl.String)
+            ),
+        )
+    keys = distinct.select(_H1, _H2, "key")
+    requests = distinct.unique(subset="key", keep="first", maintain_order=True).select(
+        [pl.col(c).cast(t) for c, t in REQUEST_SCHEMA.items()]
+    )
+    return keys, requests
+
+
+def _request_key(identity_json: str, metric: Metric, messages: str) -> str:
+    payload = f"{identity_json}\x1f{metric.name}\x1f{metric.version}\x1f{messages}"
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def attach_keys(rows: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
+    """The request key of every (pair, metric, order) row, joined by the dedupe hash."""
+    return (
+        rows.select(ROW, "metric", ORDER, "max_score", _H1, _H2)
+        .join(keys, on=[_H1, _H2], how="left")
+        .drop(_H1, _H2)
+    )
+
+
+def _judgeable(pairs: pl.DataFrame) -> pl.DataFrame:
+    if SKIP_REASON in pairs.columns:
+        return pairs.filter(pl.col(SKIP_REASON).is_null())
+    return pairs

@@ -1,0 +1,32 @@
+"""Request- and token-rate limits: token buckets that wait, with no polling loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+
+class RateLimiter:
+    """A token bucket refilled at ``per_minute / 60`` per second, holding up to one second's
+    worth (at least one request), so bursts stay within the provider's per-minute budget."""
+
+    def __init__(self, per_minute: float) -> None:
+        if per_minute <= 0:
+            raise ValueError(f"a rate limit must be positive, got {per_minute}")
+        self.rate = per_minute / 60.0
+        self.capacity = max(1.0, self.rate)
+        self._tokens = self.capacity
+        self._updated = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self, amount: float = 1.0) -> None:
+        amount = min(amount, self.capacity)  # a request larger than the bucket still goes
+        async with self._lock:  # first come, first served
+            while True:
+                now = time.monotonic()
+                self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.rate)
+                self._updated = now
+                if self._tokens >= amount:
+                    self._tokens -= amount
+                    return
+                await asyncio.sleep((amount - self._tokens) / self.rate)

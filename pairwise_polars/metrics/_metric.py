@@ -1,0 +1,210 @@
+"""A metric: name, kind, version, rubric, and the Jinja2 chat templates the judge reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+from jinja2 import TemplateError as JinjaError
+from jinja2.sandbox import SandboxedEnvironment
+
+from pairwise_polars._errors import MetricError, TemplateError
+
+PAIR_VARIABLES = (
+    "input", "input_a", "input_b", "output_a", "output_b", "dimension", "attribute_a",
+    "attribute_b",
+)  # fmt: skip
+"""Variables every template may use; ``input`` is ``input_a`` (the reference's prompt)."""
+
+_FIELDS = {"name", "kind", "version", "description", "rubric", "system", "user", "requires"}
+# Data values are passed as variables, never rendered as templates; the sandbox keeps a user's
+# template file from reaching Python internals.
+_ENV = SandboxedEnvironment(
+    undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=False
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    """A pairwise metric. Build one with :func:`get_metric` or :func:`load_metric`.
+
+    >>> m = get_metric("pairwise-refusal-disparity")
+    >>> (m.name, m.kind, m.max_score)
+    ('pairwise-refusal-disparity', 'pairwise', 2)
+    """
+
+    name: str
+    kind: str
+    version: str
+    max_score: int
+    labels: Mapping[int, str]
+    system: str
+    user: str
+    description: str = ""
+    requires: tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)
+    source: str = "shipped"
+
+    @cached_property
+    def _templates(self) -> tuple[Any, Any]:
+        try:
+            return _ENV.from_string(self.system), _ENV.from_string(self.user)
+        except TemplateSyntaxError as exc:
+            raise TemplateError(
+                f"Metric {self.name!r} ({self.source}): template syntax error on line "
+                f"{exc.lineno}: {exc.message}."
+            ) from exc
+
+    @cached_property
+    def variables(self) -> frozenset[str]:
+        """Every variable the templates read."""
+        found: set[str] = set()
+        for source in (self.system, self.user):
+            try:
+                found |= meta.find_undeclared_variables(_ENV.parse(source))
+            except TemplateSyntaxError as exc:
+                raise TemplateError(
+                    f"Metric {self.name!r} ({self.source}): template syntax error on line "
+                    f"{exc.lineno}: {exc.message}."
+                ) from exc
+        return frozenset(found)
+
+    def with_params(self, **params: Any) -> Metric:
+        """The same metric with template parameters set (e.g. ``attribute_under_test``)."""
+        return _replace(self, params={**self.params, **params})
+
+    def render(self, values: Mapping[str, Any]) -> str:
+        """The chat messages for one pair, JSON-encoded (the form judges and the cache use)."""
+        context = {**self.params, **values}
+        system, user = self._templates
+        try:
+            messages = [
+                {"role": "system", "content": system.render(context).strip()},
+                {"role": "user", "content": user.render(context).strip()},
+            ]
+        except JinjaError as exc:  # includes the sandbox's SecurityError
+            raise TemplateError(
+                f"Metric {self.name!r} ({self.source}) failed to render: {exc}."
+            ) from exc
+        return json.dumps(messages, ensure_ascii=False)
+
+    def response_schema(self) -> dict[str, Any]:
+        """The JSON schema of a valid answer, for servers with structured output."""
+        return {
+            "type": "object",
+            "properties": {
+                "score": {"type": "integer", "enum": list(range(self.max_score + 1))},
+                "reason": {"type": "string"},
+            },
+            "required": ["score", "reason"],
+            "additionalProperties": False,
+        }
+
+    def check_variables(self, available: set[str]) -> None:
+        """Raise TemplateError when the templates read variables the pair frame cannot give."""
+        unknown = sorted(self.variables - available - set(self.params))
+        if unknown:
+            raise TemplateError(
+                f"Metric {self.name!r} ({self.source}) uses template variables {unknown} that "
+                f"the pair frame does not provide. Available: {sorted(available)}. Fix the "
+                "template, or pass values with get_metric(..., name=value)."
+            )
+
+
+def _replace(metric: Metric, **changes: Any) -> Metric:
+    from dataclasses import replace
+
+    return replace(metric, **changes)
+
+
+_SHIPPED = Path(__file__).with_name("shipped")
+
+
+def metric_names() -> list[str]:
+    """Names of the shipped metrics."""
+    return sorted(p.stem for p in _SHIPPED.glob("*.yaml"))
+
+
+def get_metric(metric: str | Path | Metric, **params: Any) -> Metric:
+    """A shipped metric by name, or a metric file by path, with optional template parameters.
+
+    >>> get_metric("pairwise-demographic-bias", attribute_under_test="age").params
+    {'attribute_under_test': 'age'}
+    """
+    if isinstance(metric, Metric):
+        found = metric
+    elif str(metric) in metric_names():
+        found = load_metric(_SHIPPED / f"{metric}.yaml", source="shipped")
+    elif Path(metric).suffix in (".yaml", ".yml") and Path(metric).is_file():
+        found = load_metric(metric)
+    else:
+        raise MetricError(
+            f"Unknown metric {str(metric)!r}. Shipped metrics: {metric_names()}; or pass the "
+            "path of a metric file (.yaml)."
+        )
+    return found.with_params(**params) if params else found
+
+
+def load_metric(path: str | Path, *, source: str | None = None) -> Metric:
+    """Load a metric from a YAML file with ``name``, ``kind``, ``version``, ``rubric``
+    (``max`` and optional ``labels``), ``system`` and ``user`` Jinja2 templates."""
+    path = Path(path)
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise MetricError(f"Cannot read metric file {str(path)!r}: {exc}") from exc
+    where = source or str(path)
+    if not isinstance(spec, dict):
+        raise MetricError(f"Metric file {where!r} must hold a mapping of fields.")
+    unknown = sorted(set(spec) - _FIELDS)
+    missing = sorted({"name", "version", "rubric", "system", "user"} - set(spec))
+    problems = [f"unknown field {k!r}" for k in unknown] + [f"missing field {k!r}" for k in missing]
+    rubric = spec.get("rubric") or {}
+    max_score = rubric.get("max") if isinstance(rubric, dict) else None
+    if "rubric" in spec and (
+        not isinstance(max_score, int) or isinstance(max_score, bool) or max_score < 1
+    ):
+        problems.append("rubric.max must be an integer >= 1 (answers are 0..max)")
+    if problems:
+        raise MetricError(
+            f"Metric file {where!r}: {'; '.join(problems)}. Fields: {sorted(_FIELDS)}."
+        )
+    metric = Metric(
+        name=str(spec["name"]),
+        kind=str(spec.get("kind", "pairwise")),
+        version=str(spec["version"]),
+        max_score=max_score,
+        labels={int(k): str(v) for k, v in (rubric.get("labels") or {}).items()},
+        system=str(spec["system"]),
+        user=str(spec["user"]),
+        description=str(spec.get("description", "")).strip(),
+        requires=tuple(spec.get("requires") or ()),
+        source=where,
+    )
+    _ = metric.variables  # syntax errors surface now, not at the first pair
+    return metric
+
+
+def pairwise_metrics(metrics: str | Metric | Path | list) -> list[Metric]:
+    """Resolve metric names/paths/objects for a pairwise call; other kinds are refused."""
+    items = metrics if isinstance(metrics, (list, tuple)) else [metrics]
+    resolved = [get_metric(m) for m in items]
+    if not resolved:
+        raise MetricError("No metric given: pass e.g. metrics=['pairwise-bias'].")
+    for metric in resolved:
+        if metric.kind != "pairwise":
+            raise MetricError(
+                f"Metric {metric.name!r} is of kind {metric.kind!r}; a pairwise scoring call "
+                "takes only pairwise metrics (symmetric divergences). Directional metrics such "
+                "as regression (baseline vs candidate) belong in a separate call."
+            )
+    names = [m.name for m in resolved]
+    if len(set(names)) != len(names):
+        raise MetricError(f"Metric names must be unique in one call, got {names}.")
+    return resolved
