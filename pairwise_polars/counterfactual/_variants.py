@@ -1,0 +1,299 @@
+"""``counterfactuals``: from a table of prompts to grouped rows ready for ``form_pairs``."""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple, overload
+
+import polars as pl
+
+from pairwise_polars._errors import ColumnError, LexiconError, PairwiseWarning
+from pairwise_polars._frames import to_lazy
+from pairwise_polars.counterfactual._lexicon import (
+    NEUTRAL,
+    Lexicon,
+    LexiconSource,
+    load_lexicon,
+)
+from pairwise_polars.counterfactual._matches import ROW, TEXT
+from pairwise_polars.counterfactual._plan import Options, dimension_rows
+from pairwise_polars.counterfactual._substitute import SUBSTITUTION
+
+Strategy = Literal["group", "contrastive"]
+OUTPUT = ("group_id", "role", "dimension", "attribute", "input", "substitutions")
+_SKIPPED = {ROW: pl.UInt32, "dimension": pl.String, "attribute": pl.String, "reason": pl.String}
+_MAX_LISTED = 5
+
+
+class CounterfactualReport(NamedTuple):
+    """What ``counterfactuals(..., report=True)`` returns: the rows, and what was left out.
+
+    ``skipped`` has one row per prompt (and dimension) or variant that was not generated:
+    ``row`` (the prompt's position), ``group_id``, ``dimension``, ``attribute`` (the value that
+    failed, null when the whole prompt was skipped), ``reason``, and the prompt's text.
+    """
+
+    frame: pl.DataFrame
+    skipped: pl.DataFrame
+
+
+@overload
+def counterfactuals(
+    prompts: Any,
+    dimensions: str | Sequence[str] = ...,
+    *,
+    report: Literal[False] = ...,
+    **options: Any,
+) -> pl.DataFrame: ...
+@overload
+def counterfactuals(
+    prompts: Any, dimensions: str | Sequence[str] = ..., *, report: Literal[True], **options: Any
+) -> CounterfactualReport: ...
+def counterfactuals(
+    prompts: Any,
+    dimensions: str | Sequence[str] = ("gender", "race"),
+    *,
+    strategy: Strategy = "group",
+    text: str = "input",
+    id_column: str | None = None,
+    values: Mapping[str, Sequence[str]] | None = None,
+    poles: Mapping[str, tuple[str, str]] | None = None,
+    neutral_reference: bool = False,
+    placeholders: bool = False,
+    fill: Mapping[str, str] | None = None,
+    lexicons: LexiconSource | None = None,
+    report: bool = False,
+) -> pl.DataFrame | CounterfactualReport:
+    """Counterfactual copies of each prompt, one group per (prompt, dimension).
+
+    ``prompts`` is a polars DataFrame/LazyFrame, pyarrow Table, pandas frame or parquet path(s);
+    ``text`` names its prompt column; every other column is carried to each row.
+
+    The result has ``group_id`` (stable: a hash of the prompt's id, the dimension and the
+    strategy), ``role``, ``dimension``, ``attribute``, ``input`` (the prompt text of the row; when
+    ``text`` is another column, that column keeps the original prompt), ``substitutions`` (every
+    change made: ``List(Struct{source, target, start, end})``, offsets into the original), then
+    the carried columns.
+
+    - ``strategy="group"``: the ``reference`` row is the prompt as given (attribute: the value
+      found in it), or its neutral form with ``neutral_reference=True`` ("they", "person", the
+      group word removed); one ``variant`` row per other value in ``values[dim]`` (default: the
+      lexicon's values for the dimension).
+    - ``strategy="contrastive"``: rows ``pole_a`` and ``pole_b``, the prompt moved to each of
+      ``poles[dim]`` (default: the lexicon's, e.g. male/female, White/Black).
+
+    Terms are found on word boundaries (case-insensitive, names case-sensitive) and replaced in
+    the case of the original; pronouns follow their grammatical role ("her" -> "him"/"his"), a
+    new "they" takes a plural verb and "a"/"an" follows the new word. Moving a prompt from its
+    value ``s`` to ``v`` swaps the terms of ``s`` and ``v`` and leaves other values' terms alone.
+
+    With ``placeholders=True`` a prompt may say where the attribute goes instead: ``{concept}`` or
+    ``{dimension:concept}`` with a concept of the lexicon (``{they}``, ``{them}``, ``{their}``,
+    ``{theirs}``, ``{themselves}``, ``{man}``, ``{name}`` for gender, ``{group}`` for every
+    dimension, ``{race:name_female}`` ...; ``Lexicon.concepts(dim)`` lists them); the case of the
+    placeholder is kept (``{They}`` -> "She"). Write the verb after ``{they}`` in the singular.
+    Placeholders of a dimension not being varied take ``fill[dim]`` or its neutral form; a bare
+    ``{concept}`` is looked up in ``dimensions`` and ``fill``, ``{dim:concept}`` in any dimension.
+
+    ``id_column`` names a column identifying each prompt (default: its position) for
+    ``group_id``. ``lexicons`` adds your own (anything ``load_lexicon`` takes): a dimension it
+    defines replaces the shipped one of that name; to add terms to a shipped dimension instead,
+    pass ``load_lexicon().merge(load_lexicon(path))``, and any ``Lexicon`` is used as it is.
+
+    A prompt with no term (and no placeholder) of a dimension, or a variant the lexicon cannot
+    make, is left out and reported: a ``PairwiseWarning``, or with ``report=True`` a
+    ``CounterfactualReport(frame, skipped)``.
+
+    >>> import polars as pl
+    >>> prompts = pl.DataFrame({"input": ["He said his plan works."]})
+    >>> rows = counterfactuals(prompts, "gender")
+    >>> rows.select("role", "attribute", "input").rows()  # doctest: +NORMALIZE_WHITESPACE
+    [('reference', 'male', 'He said his plan works.'),
+     ('variant', 'female', 'She said her plan works.')]
+    """
+    frame = to_lazy(prompts)[0].collect()
+    dims = (dimensions,) if isinstance(dimensions, str) else tuple(dimensions)
+    if not dims:
+        raise ValueError("Give at least one dimension, e.g. dimensions=('gender', 'race').")
+    _check_columns(frame, text, id_column)
+    if strategy not in ("group", "contrastive"):
+        raise ValueError(f"strategy must be 'group' or 'contrastive', got {strategy!r}.")
+    lexicon = _lexicon(lexicons)
+    fill = dict(fill or {})
+    lexicon.require(dict.fromkeys([*dims, *fill]))
+    for name, given in (("values", values), ("poles", poles)):
+        stray = [d for d in given or {} if d not in lexicon.dimensions]
+        if stray:
+            raise LexiconError(
+                f"{name} names unknown dimension(s) {stray}; the lexicon has "
+                f"{list(lexicon.dimensions)}."
+            )
+    options = Options(
+        lexicon=lexicon,
+        strategy=strategy,
+        neutral_reference=neutral_reference,
+        placeholders=placeholders,
+        bare_placeholders=tuple(dict.fromkeys([*dims, *fill])),
+        values={
+            d: _attributes(lexicon, d, (values or {}).get(d, lexicon.default_values(d)), "values")
+            for d in dims
+        },
+        poles={
+            d: _attributes(lexicon, d, (poles or {}).get(d, lexicon.default_poles(d)), "poles")
+            for d in dims
+        },
+        fill={d: _attributes(lexicon, d, [v], "fill")[0] for d, v in fill.items()},
+    )
+    same = {d: p for d, p in options.poles.items() if p[0] == p[1]}
+    if same and strategy == "contrastive":
+        raise LexiconError(f"poles must be two different attributes, got {same}.")
+    texts = frame.select(pl.col(text).alias(TEXT)).with_row_index(ROW)
+    rows, skipped = [], []
+    for order, dim in enumerate(dims):
+        made, left_out = dimension_rows(texts, dim, options)
+        rows.append(made.with_columns(dimension=pl.lit(dim), _dim=pl.lit(order)))
+        skipped.append(left_out.with_columns(dimension=pl.lit(dim)))
+    keys = _prompt_keys(frame, id_column)
+    result = _assemble(frame, text, rows, keys, strategy)
+    left = _skipped(frame, text, id_column, skipped, keys, strategy)
+    if report:
+        return CounterfactualReport(result, left)
+    if left.height:
+        warnings.warn(_skip_message(left, frame.height), PairwiseWarning, stacklevel=2)
+    return result
+
+
+def _lexicon(source: LexiconSource | None) -> Lexicon:
+    if source is None or isinstance(source, Lexicon):
+        return load_lexicon(source)
+    return load_lexicon().update(load_lexicon(source))
+
+
+def _check_columns(frame: pl.DataFrame, text: str, id_column: str | None) -> None:
+    if text not in frame.columns:
+        raise ColumnError(
+            f"The prompts have no column {text!r}; they have {frame.columns}. Name the prompt "
+            'column with text="<your column>".'
+        )
+    if frame.schema[text] != pl.String:
+        raise ColumnError(
+            f"Column {text!r} has type {frame.schema[text]}, expected a string column; cast it "
+            f"first, e.g. prompts.with_columns(pl.col({text!r}).cast(pl.String))."
+        )
+    taken = [c for c in OUTPUT if c in frame.columns and not (c == "input" == text)]
+    if taken:
+        raise ColumnError(
+            f"The prompts already have column(s) {taken}, which counterfactuals() writes; rename "
+            "them first, e.g. prompts.rename({"
+            + ", ".join(f"{c!r}: 'my_{c}'" for c in taken)
+            + "})."
+        )
+    if id_column is not None:
+        if id_column not in frame.columns:
+            raise ColumnError(
+                f"The prompts have no id column {id_column!r}; they have {frame.columns}."
+            )
+        dupes = frame.filter(pl.col(id_column).is_duplicated())[id_column].unique()
+        if dupes.len() or frame[id_column].null_count():
+            raise ColumnError(
+                f"Column {id_column!r} must identify each prompt, but it has "
+                f"{dupes.len()} duplicated value(s) (e.g. {dupes.head(3).to_list()}) and "
+                f"{frame[id_column].null_count()} null(s). Pass a unique id column, or leave "
+                "id_column unset to use each prompt's position."
+            )
+
+
+def _attributes(lexicon: Lexicon, dim: str, names: Iterable[str], what: str) -> tuple[str, ...]:
+    """User-given attribute names, matched case-insensitively, in the lexicon's spelling."""
+    known = {a.lower(): a for a in lexicon.attributes(dim)}
+    if what == "fill":
+        known[NEUTRAL] = NEUTRAL
+    names = tuple(names)
+    unknown = [n for n in names if str(n).lower() not in known]
+    if unknown or (what == "poles" and len(names) != 2):
+        raise LexiconError(
+            f"{what} for {dim!r}: {list(names)} — unknown {unknown} or not a pair. The attributes "
+            f"of {dim!r} are {list(known.values())}."
+        )
+    return tuple(known[str(n).lower()] for n in names)
+
+
+def _prompt_keys(frame: pl.DataFrame, id_column: str | None) -> pl.DataFrame:
+    if id_column is None:
+        ids = pl.int_range(pl.len(), dtype=pl.UInt32).cast(pl.String)
+    else:
+        ids = pl.col(id_column).cast(pl.String)
+    return frame.select(ids.alias("_key")).with_row_index(ROW)
+
+
+def _group_ids(pairs: pl.DataFrame, strategy: str) -> pl.Series:
+    # hashlib, not Expr.hash: the id must be the same on every machine and polars version
+    return pl.Series(
+        "group_id",
+        [
+            hashlib.blake2b(f"{k}\x1f{d}\x1f{strategy}".encode(), digest_size=8).hexdigest()
+            for k, d in pairs.iter_rows()
+        ],
+        dtype=pl.String,
+    )
+
+
+def _with_group_ids(frame: pl.DataFrame, keys: pl.DataFrame, strategy: str) -> pl.DataFrame:
+    distinct = frame.select(ROW, "dimension").unique().join(keys, on=ROW)
+    ids = distinct.with_columns(_group_ids(distinct.select("_key", "dimension"), strategy))
+    return frame.join(ids.drop("_key"), on=[ROW, "dimension"], how="left")
+
+
+def _assemble(
+    frame: pl.DataFrame, text: str, rows: list[pl.DataFrame], keys: pl.DataFrame, strategy: str
+) -> pl.DataFrame:
+    made = pl.concat(rows) if rows else pl.DataFrame()
+    made = _with_group_ids(made, keys, strategy).sort([ROW, "_dim", "_order"])
+    carried = frame.drop("input" if text == "input" else []).with_row_index(ROW)
+    return (
+        made.join(carried, on=ROW, how="left", maintain_order="left")
+        .with_columns(pl.col("substitutions").cast(pl.List(SUBSTITUTION)))
+        .select(*OUTPUT, *[c for c in carried.columns if c != ROW])
+    )
+
+
+def _skipped(
+    frame: pl.DataFrame,
+    text: str,
+    id_column: str | None,
+    skipped: list[pl.DataFrame],
+    keys: pl.DataFrame,
+    strategy: str,
+) -> pl.DataFrame:
+    left = pl.concat([s.select(list(_SKIPPED)).cast(_SKIPPED) for s in skipped])
+    left = _with_group_ids(left, keys, strategy).sort(ROW, maintain_order=True)
+    extra = [c for c in dict.fromkeys([id_column, text]) if c is not None]
+    context = frame.select(extra).with_row_index(ROW)
+    return left.join(context, on=ROW, how="left", maintain_order="left").select(
+        pl.col(ROW).alias("row"), "group_id", "dimension", "attribute", "reason", *extra
+    )
+
+
+def _skip_message(left: pl.DataFrame, n_prompts: int) -> str:
+    whole = left.filter(pl.col("attribute").is_null())
+    parts = []
+    for (dim,), rows in whole.group_by("dimension", maintain_order=True):
+        listed = rows["row"].head(_MAX_LISTED).to_list()
+        parts.append(
+            f"{rows.height} of {n_prompts} prompts have no {dim} variants (rows "
+            f"{listed}{', ...' if rows.height > _MAX_LISTED else ''}: "
+            f"{rows['reason'][0]})"
+        )
+    partial = left.filter(pl.col("attribute").is_not_null())
+    if partial.height:
+        parts.append(
+            f"{partial.height} variant(s) could not be made (e.g. row "
+            f"{partial['row'][0]}: {partial['reason'][0]})"
+        )
+    return (
+        "counterfactuals() left some out: "
+        + "; ".join(parts)
+        + ". Pass report=True to get them as a frame (CounterfactualReport.skipped)."
+    )

@@ -1,0 +1,129 @@
+"""The small grammar rules and case transfer, one by one."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pairwise_polars.counterfactual._case import transfer_case
+from pairwise_polars.counterfactual._grammar import (
+    END,
+    FUNCTION,
+    PARTICIPLE,
+    WORD,
+    indefinite_article,
+    next_class,
+    plural_verb,
+    same_case,
+)
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        (None, END),
+        ("the", FUNCTION),
+        ("The", FUNCTION),
+        ("to", FUNCTION),
+        ("and", FUNCTION),
+        ("health", WORD),
+        ("BMI", WORD),
+        ("wedding", PARTICIPLE),
+        ("suffering", PARTICIPLE),
+        ("named", PARTICIPLE),
+        ("red", WORD),
+        ("well-being", WORD),
+    ],
+)
+def test_next_class(token: str | None, expected: str) -> None:
+    frame = pl.DataFrame({"t": [token]}, schema={"t": pl.String})
+    assert frame.select(next_class(pl.col("t"))).item() == expected
+
+
+@pytest.mark.parametrize(
+    ("verb", "following", "expected"),
+    [
+        ("has", None, "have"),
+        ("is", None, "are"),
+        ("was", None, "were"),
+        ("does", None, "do"),
+        ("doesn't", None, "don't"),
+        ("wants", None, "want"),
+        ("seems", None, "seem"),
+        ("carries", None, "carry"),
+        ("lies", None, "lie"),
+        ("watches", None, "watch"),
+        ("goes", None, "go"),
+        ("uses", None, "use"),
+        ("misses", None, "miss"),
+        ("said", None, None),
+        ("will", None, None),
+        ("always", None, None),
+        ("'s", "been", "'ve"),
+        ("'s", "a", "'re"),
+        ("’s", "happy", "’re"),
+        ("Has", None, "Have"),
+        ("HAS", None, "HAVE"),
+    ],
+)
+def test_plural_verb(verb: str, following: str | None, expected: str | None) -> None:
+    assert plural_verb(verb, following) == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("Asian", "an"),
+        ("Arab", "an"),
+        ("Black", "a"),
+        ("white", "a"),
+        ("European", "a"),
+        ("Indian", "an"),
+        ("honest", "an"),
+        ("university", "a"),
+        ("80-year-old", "an"),
+        ("18-year-old", "an"),
+        ("11", "an"),
+        ("110", "a"),
+        ("25-year-old", "a"),
+        ("MBA", "an"),
+        ("elderly", "an"),
+        ("{group}", None),
+        ("", None),
+    ],
+)
+def test_indefinite_article(word: str, expected: str | None) -> None:
+    assert indefinite_article(word) == expected
+
+
+def test_same_case() -> None:
+    assert same_case("an", "A") == "An"
+    assert same_case("a", "AN") == "A"
+    assert same_case("an", "a") == "an"
+    assert same_case("have", "HAS") == "HAVE"
+
+
+@pytest.mark.parametrize(
+    ("source", "canonical", "target", "initial", "expected"),
+    [
+        ("he", "he", "she", False, "she"),
+        ("He", "he", "she", False, "She"),
+        ("HE", "he", "she", False, "SHE"),
+        ("HIS", "his", "her", False, "HER"),
+        ("Black", "Black", "white", False, "white"),  # the capital belongs to "Black"
+        ("Black", "Black", "white", True, "White"),  # ... unless the sentence starts there
+        ("white", "white", "Asian", False, "Asian"),  # "Asian" keeps its own capital
+        ("WHITE", "white", "Asian", False, "ASIAN"),
+        ("{They}", "they", "she", False, "She"),
+        ("{THEY}", "they", "she", False, "SHE"),
+        ("Jamal", "Jamal", "Brian", False, "Brian"),
+        ("A", "a", "b", False, "B"),  # one letter is Title, not UPPER
+        ("white", "white", "", False, ""),
+    ],
+)
+def test_transfer_case(
+    source: str, canonical: str, target: str, initial: bool, expected: str
+) -> None:
+    frame = pl.DataFrame({"s": [source], "c": [canonical], "t": [target], "i": [initial]})
+    got = frame.select(transfer_case(pl.col("s"), pl.col("c"), pl.col("t"), pl.col("i"))).item()
+    assert got == expected
