@@ -101,7 +101,7 @@ def test_401_stops_at_once_with_a_clear_message(judge_server, sample, tmp_path) 
         pp.score(sample, "pairwise-bias", judge=judge_for(judge_server, max_concurrency=4),
                  cache=tmp_path / "c.sqlite", progress=False)  # fmt: skip
     assert str(info.value).startswith(
-        f"The judge at {judge_server.base_url} refused the API key (401: "
+        f"The server at {judge_server.base_url} refused the API key (401: "
     )
     assert judge_server.stats.requests <= 4  # the run stopped instead of going on
     assert "SECRET" not in str(info.value)
@@ -109,7 +109,7 @@ def test_401_stops_at_once_with_a_clear_message(judge_server, sample, tmp_path) 
 
 def test_quota_exhausted_is_not_retried(judge_server, sample) -> None:
     judge_server.faults = Faults(always="quota")
-    with pytest.raises(pp.JudgeError, match="quota is exhausted"):
+    with pytest.raises(pp.JudgeError, match="The quota is exhausted"):
         pp.score(sample, "pairwise-bias", judge=judge_for(judge_server, max_concurrency=2),
                  cache=False, progress=False)  # fmt: skip
     assert judge_server.stats.requests <= 2
