@@ -1,0 +1,97 @@
+"""The run summary: overall rows and per-slice rows in one frame, and gates on both scopes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from pairwise_polars._aggregate import SUMMARY_COLUMNS, aggregate
+from pairwise_polars._errors import ColumnError
+from pairwise_polars._frames import DataLike, to_lazy
+from pairwise_polars._gate import CHECK_SCHEMA, GateResult, Threshold, gate
+
+SCOPE = "scope"
+"""Summary column: ``"overall"`` for a metric's row over all pairs, ``"slice"`` for a slice row."""
+
+
+def summarize(
+    scored: DataLike,
+    slices: Sequence[str] = ("dimension",),
+    *,
+    equivalence_threshold: float = 0.0,
+    divergence_threshold: float = 0.5,
+    confidence: float = 0.95,
+    group_by: str = "group_id",
+) -> pl.DataFrame:
+    """:func:`~pairwise_polars.aggregate` overall (``scope == "overall"``, slice columns null)
+    and by ``slices`` (``scope == "slice"``), in one frame: metric, scope, slices, statistics.
+
+    >>> import polars as pl
+    >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
+    ...     "dimension": ["age", "gender"], "score": [0.0, 0.5]})
+    >>> summarize(scored).select("scope", "dimension", "n_pairs").rows()
+    [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
+    """
+    slices = list(slices)
+    bad = [s for s in slices if s in ("metric", SCOPE, *SUMMARY_COLUMNS)]
+    if bad:
+        raise ColumnError(f"Slice columns {bad} clash with summary column names; rename them.")
+    options = {
+        "equivalence_threshold": equivalence_threshold,
+        "divergence_threshold": divergence_threshold,
+        "confidence": confidence,
+        "group_by": group_by,
+    }
+    overall = aggregate(scored, by=(), **options).with_columns(pl.lit("overall").alias(SCOPE))
+    frames = [overall]
+    if slices:
+        frames.append(
+            aggregate(scored, by=slices, **options).with_columns(pl.lit("slice").alias(SCOPE))
+        )
+    summary = pl.concat(frames, how="diagonal_relaxed")
+    # Metrics in the order they were scored (the order the user listed them), not alphabetical.
+    frame, _ = to_lazy(scored)
+    order = (
+        frame.select(pl.col("metric").unique(maintain_order=True))
+        .collect()
+        .with_row_index("__order")
+    )
+    return (
+        summary.join(order, on="metric", how="left")
+        .sort("__order", pl.col(SCOPE) != "overall", *slices, nulls_last=True, maintain_order=True)
+        .select("metric", SCOPE, *slices, *SUMMARY_COLUMNS)
+    )
+
+
+def slice_columns(summary: pl.DataFrame) -> list[str]:
+    """The slice columns of a summary from :func:`summarize` (or from ``aggregate``)."""
+    known = {"metric", SCOPE, "se", *SUMMARY_COLUMNS}
+    return [c for c in summary.columns if c not in known]
+
+
+def gate_summary(
+    summary: pl.DataFrame,
+    *,
+    overall: Mapping[str, Threshold] | None = None,
+    per_slice: Mapping[str, Threshold] | None = None,
+    conservative: bool = False,
+) -> GateResult:
+    """Check ``overall`` thresholds on the overall rows and ``per_slice`` thresholds on every
+    slice row; one :class:`~pairwise_polars.GateResult` for both (slice ``"overall"`` or e.g.
+    ``"dimension=age"``). Keys are gate names of :func:`~pairwise_polars.gate`."""
+    slices = slice_columns(summary)
+    if SCOPE in summary.columns:
+        overall_rows = summary.filter(pl.col(SCOPE) == "overall").drop(SCOPE, *slices)
+        slice_rows = summary.filter(pl.col(SCOPE) == "slice").drop(SCOPE)
+    else:  # a plain aggregate() frame: its rows are slices
+        overall_rows, slice_rows = summary.clear().drop(slices), summary
+    results = []
+    if overall:
+        results.append(gate(overall_rows, per=[], conservative=conservative, **overall))
+    if per_slice:
+        results.append(gate(slice_rows, per=slices, conservative=conservative, **per_slice))
+    if not results:
+        return GateResult(passed=True, checks=pl.DataFrame(schema=CHECK_SCHEMA))
+    checks = pl.concat([r.checks for r in results])
+    return GateResult(passed=all(r.passed for r in results), checks=checks)
