@@ -1,0 +1,72 @@
+"""The YAML manifest: targets, each with a pairwise block (data, pairing, metrics, judge, gates).
+
+Validation reads only the manifest (and checks that data and metric files exist); it reports
+every problem at once, each with its file, line and key::
+
+    >>> from pairwise_polars.manifest import load_manifest
+    >>> manifest = load_manifest("data/example.yaml")  # doctest: +SKIP
+    >>> list(manifest.targets)  # doctest: +SKIP
+    ['letters', 'jobs']
+"""
+
+from __future__ import annotations
+
+import os
+
+from pairwise_polars._errors import ManifestError
+from pairwise_polars.manifest._model import (
+    GATE_NAMES,
+    GateSpec,
+    JudgeSpec,
+    Manifest,
+    MetricSpec,
+    Problem,
+    Target,
+)
+from pairwise_polars.manifest._run import TargetRun, check_slices, run_target
+from pairwise_polars.manifest._schema import validate
+
+__all__ = [
+    "GATE_NAMES",
+    "GateSpec",
+    "JudgeSpec",
+    "Manifest",
+    "MetricSpec",
+    "Problem",
+    "Target",
+    "TargetRun",
+    "check_slices",
+    "format_problems",
+    "load_manifest",
+    "run_target",
+    "validate_manifest",
+]
+
+
+def validate_manifest(path: str | os.PathLike[str]) -> list[Problem]:
+    """Every problem of a manifest (an empty list when it is valid); never raises for content."""
+    return validate(path)[1]
+
+
+def load_manifest(path: str | os.PathLike[str]) -> Manifest:
+    """Validate a manifest and return it; raise one :class:`ManifestError` listing every problem.
+
+    Relative paths in the manifest (data, metric files, cache) are resolved against the
+    manifest's folder.
+    """
+    manifest, problems = validate(path)
+    if problems or manifest is None:
+        raise ManifestError(format_problems(os.fspath(path), problems))
+    return manifest
+
+
+def format_problems(file: str, problems: list[Problem]) -> str:
+    """The error text: a count, then one ``file:line: key: message`` line per problem."""
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    lines = [f"Manifest {file!r} has {count}:"]
+    lines += [f"  {problem}" for problem in problems]
+    lines.append(
+        "Fix them and run again; `pairwise-polars validate MANIFEST` checks a manifest "
+        "without running it."
+    )
+    return "\n".join(lines)

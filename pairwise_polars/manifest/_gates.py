@@ -1,0 +1,85 @@
+"""Gates of a pairwise block: thresholds overall and per slice, per metric, estimate or bound."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pairwise_polars.manifest._checks import Checker, at, join, suggest
+from pairwise_polars.manifest._model import GATE_NAMES, GateSpec, Threshold
+from pairwise_polars.manifest._yaml import Mapping
+
+
+def check_gates(
+    check: Checker, raw: Any, line: int, path: str, *, names: list[str], slices: tuple[str, ...]
+) -> GateSpec | None:
+    hint = (
+        "{gate} is a gate threshold: thresholds go under overall: (the whole block) or "
+        "per_slice: (every slice row), e.g. gates: {{overall: {{{gate}: 0.2}}}}"
+    )
+    found = check.mapping(
+        raw,
+        line,
+        path,
+        allowed=("overall", "per_slice", "conservative"),
+        hints={gate: hint.format(gate=gate) for gate in GATE_NAMES},
+    )
+    if found is None:
+        return None
+    scopes: dict[str, dict[str, Threshold]] = {}
+    for scope in ("overall", "per_slice"):
+        if scope not in found:
+            continue
+        value, where = at(found, scope)
+        key = join(path, scope)
+        if scope == "per_slice" and not slices:
+            check.add(
+                found.key_lines[scope],
+                key,
+                "per_slice gates need slice columns, and slices is empty; set slices: "
+                "[dimension] or move the gates to overall",
+            )
+        scopes[scope] = _thresholds(check, value, where, key, names=names)
+    conservative = False
+    if "conservative" in found:
+        conservative = bool(check.boolean(*at(found, "conservative"), join(path, "conservative")))
+    return GateSpec(
+        overall=scopes.get("overall", {}),
+        per_slice=scopes.get("per_slice", {}),
+        conservative=conservative,
+    )
+
+
+def _thresholds(
+    check: Checker, raw: Any, line: int, path: str, *, names: list[str]
+) -> dict[str, Threshold]:
+    found = check.mapping(raw, line, path, allowed=GATE_NAMES)
+    out: dict[str, Threshold] = {}
+    for gate in GATE_NAMES:
+        if found is None or gate not in found:
+            continue
+        value, where = at(found, gate)
+        key = join(path, gate)
+        if isinstance(value, Mapping):
+            per_metric = {}
+            for metric, limit in value.items():
+                m_line = value.key_lines[metric]
+                if metric not in names:
+                    listed = ", ".join(names) or "none"
+                    check.add(
+                        m_line,
+                        join(key, metric),
+                        f"the gate names metric {metric!r}, which is not in this block's "
+                        f"metrics{suggest(str(metric), names)} (metrics: {listed})",
+                    )
+                    continue
+                got = check.number(
+                    limit, value.value_lines[metric], join(key, metric), low=0, high=1
+                )
+                if got is not None:
+                    per_metric[str(metric)] = float(got)
+            out[gate] = per_metric
+        else:
+            got = check.number(value, where, key, low=0, high=1)
+            if got is not None:
+                out[gate] = float(got)
+    return out

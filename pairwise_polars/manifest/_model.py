@@ -1,0 +1,125 @@
+"""What a validated manifest holds: small frozen records, and how they become judges and metrics."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pairwise_polars._columns import Columns
+from pairwise_polars._errors import ManifestError
+from pairwise_polars.judges import Judge, OpenAIJudge
+from pairwise_polars.metrics import Metric, get_metric
+
+GATE_NAMES = ("min_equivalence_rate", "max_divergence_rate", "max_mean_divergence")
+Threshold = float | Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation problem: where it is (file, 1-based line, dotted key) and what is wrong."""
+
+    file: str
+    line: int
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: "
+        return where + (f"{self.key}: " if self.key else "") + self.message
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricSpec:
+    """A metric of a pairwise block: a shipped name or a metric file, with template parameters."""
+
+    name: str
+    source: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def load(self) -> Metric:
+        return get_metric(self.source, **self.params)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeSpec:
+    """``offline`` (the heuristic, no key) or an OpenAI-compatible ``model``."""
+
+    kind: Literal["offline", "openai"] = "offline"
+    model: str | None = None
+    api_key_env: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    where: str = ""
+    """``file:line: key`` of ``api_key_env``, for the message when its variable is unset."""
+
+    def build(self, *, need_key: bool = True) -> Judge:
+        """The judge object. ``need_key=False`` (a dry run) does not require the key variable."""
+        if self.kind == "offline":
+            from pairwise_polars.judges import OfflineJudge
+
+            return OfflineJudge()
+        key = None
+        if self.api_key_env is not None:
+            key = os.environ.get(self.api_key_env)
+            if key is None and need_key:
+                raise ManifestError(
+                    f"{self.where}: the environment variable "
+                    f"{self.api_key_env} is not set. Export it before running (the key never "
+                    "goes in the manifest)."
+                )
+        return OpenAIJudge(str(self.model), api_key=key, **self.options)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateSpec:
+    """Thresholds checked on the overall rows and on every slice row, per gate name."""
+
+    overall: Mapping[str, Threshold] = field(default_factory=dict)
+    per_slice: Mapping[str, Threshold] = field(default_factory=dict)
+    conservative: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.overall or self.per_slice)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """One target's pairwise block, validated, with paths resolved against the manifest."""
+
+    name: str
+    description: str = ""
+    data: tuple[str, ...]
+    strategy: Literal["group", "contrastive"] = "group"
+    reference: str = "reference"
+    poles: tuple[str, str] = ("pole_a", "pole_b")
+    columns: Columns = field(default_factory=Columns)
+    on_invalid: Literal["raise", "skip"] = "raise"
+    metrics: tuple[MetricSpec, ...] = ()
+    judge: JudgeSpec = field(default_factory=JudgeSpec)
+    both_orders: bool = False
+    slices: tuple[str, ...] = ("dimension",)
+    equivalence_threshold: float = 0.0
+    divergence_threshold: float = 0.5
+    confidence: float = 0.95
+    cache: bool | str = True
+    gates: GateSpec = field(default_factory=GateSpec)
+
+    def pairing(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`~pairwise_polars.form_pairs`."""
+        columns = {name: getattr(self.columns, name) for name in Columns.__dataclass_fields__}
+        return {
+            "strategy": self.strategy,
+            "reference": self.reference,
+            "poles": self.poles,
+            "on_invalid": self.on_invalid,
+            **columns,
+        }
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A validated manifest: its path (as given) and its targets in file order."""
+
+    path: str
+    targets: Mapping[str, Target]

@@ -1,0 +1,365 @@
+"""The manifest's schema: every key of a target's pairwise block, checked with file and line.
+
+Nothing here reads the data: only the YAML, whether data and metric files exist, and the metric
+files themselves (to learn their names and kinds).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pairwise_polars._columns import Columns
+from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._gates import check_gates
+from pairwise_polars.manifest._metrics import check_metrics
+from pairwise_polars.manifest._model import (
+    JudgeSpec,
+    Manifest,
+    MetricSpec,
+    Problem,
+    Target,
+)
+from pairwise_polars.manifest._yaml import Mapping, Sequence, load_with_lines
+
+BLOCK_KEYS = (
+    "data", "strategy", "reference", "poles", "columns", "on_invalid", "metrics", "judge",
+    "both_orders", "slices", "equivalence_threshold", "divergence_threshold", "confidence",
+    "cache", "gates",
+)  # fmt: skip
+_REQUIRED = {
+    "data": "the parquet file(s) of response rows: a path, a glob or a list, relative to the "
+    "manifest"
+}
+JUDGE_KEYS = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "max_concurrency",
+    "requests_per_minute",
+    "tokens_per_minute",
+    "max_retries",
+    "timeout",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "structured_output",
+)
+_API_KEY = (
+    "an API key must never be written in the manifest (it would end up in version control); "
+    "set the OPENAI_API_KEY environment variable, or name another variable with "
+    "api_key_env: NAME"
+)
+_TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+_GLOB_CHARS = ("*", "?", "[")
+
+
+def validate(path: str | os.PathLike[str]) -> tuple[Manifest | None, list[Problem]]:
+    """Parse and check a manifest; the manifest is None when there is any problem."""
+    file = os.fspath(path)
+    check = Checker(file)
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        check.add(1, "", "the manifest file does not exist")
+        return None, check.problems
+    except (OSError, UnicodeDecodeError) as exc:
+        check.add(1, "", f"cannot read the manifest: {exc}")
+        return None, check.problems
+    try:
+        document = load_with_lines(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        reason = getattr(exc, "problem", None) or str(exc)
+        check.add(line, "", f"invalid YAML: {reason}")
+        return None, check.problems
+    base = os.path.dirname(file)
+    top = check.mapping(
+        document,
+        1,
+        "",
+        allowed=("version", "targets"),
+        required={"targets": "a mapping of target name -> pairwise block"},
+    )
+    if top is None:
+        return None, check.problems
+    version, line = at(top, "version")
+    if "version" in top and version != 1:
+        check.add(line, "version", f"only manifest version 1 exists, got {describe(version)}")
+    targets: dict[str, Target] = {}
+    raw_targets, line = at(top, "targets")
+    if "targets" in top:
+        found = check.mapping(raw_targets, line, "targets", allowed=list(raw_targets or ()))
+        if found is not None and not found:
+            check.add(
+                line,
+                "targets",
+                "no target is defined; add one, e.g. targets: {demo: "
+                "{pairwise: {data: runs.parquet}}}",
+            )
+        for name in found or ():
+            target = _target(check, base, found, str(name))
+            if target is not None:
+                targets[str(name)] = target
+    if check.problems:
+        return None, sorted(check.problems, key=lambda p: p.line)
+    return Manifest(path=file, targets=targets), []
+
+
+def _target(check: Checker, base: str, targets: Mapping, name: str) -> Target | None:
+    path = join("targets", name)
+    raw, line = at(targets, name)
+    if not _TARGET_NAME.match(name):
+        check.add(
+            targets.key_lines[name],
+            path,
+            "a target name may hold only letters, digits, '_', '-' and '.' (it names the "
+            "output folder)",
+        )
+    target = check.mapping(
+        raw,
+        line,
+        path,
+        allowed=("description", "pairwise"),
+        required={"pairwise": "the pairwise block: data, metrics, gates"},
+    )
+    if target is None:
+        return None
+    description, d_line = at(target, "description")
+    if "description" in target:
+        description = check.string(description, d_line, join(path, "description"))
+    block, b_line = at(target, "pairwise")
+    if "pairwise" not in target:
+        return None
+    n_before = len(check.problems)
+    spec = _block(check, base, block, b_line, join(path, "pairwise"))
+    if spec is None or len(check.problems) > n_before:
+        return None
+    return Target(name=name, description=description or "", **spec)
+
+
+def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[str, Any] | None:
+    block = check.mapping(raw, line, path, allowed=BLOCK_KEYS, required=_REQUIRED)
+    if block is None:
+        return None
+    spec: dict[str, Any] = {}
+
+    def value(key: str) -> tuple[Any, int, str]:
+        got, where = at(block, key)
+        return got, where, join(path, key)
+
+    if "data" in block:
+        spec["data"] = _data(check, base, *value("data"))
+    spec.update(_strategy(check, block, path))
+    if "columns" in block:
+        spec["columns"] = _columns(check, *value("columns"))
+    if "on_invalid" in block:
+        got, where, key = value("on_invalid")
+        if got not in ("raise", "skip"):
+            hint = suggest(str(got), ("raise", "skip")) if isinstance(got, str) else ""
+            check.add(where, key, f"expected raise or skip, got {describe(got)}{hint}")
+        spec["on_invalid"] = got
+    metrics = check_metrics(check, base, *value("metrics")) if "metrics" in block else None
+    if metrics is None and "metrics" not in block:
+        metrics = [MetricSpec(name="pairwise-bias", source="pairwise-bias")]
+    spec["metrics"] = tuple(metrics or ())
+    if "judge" in block:
+        spec["judge"] = _judge(check, *value("judge"))
+    for key in ("both_orders",):
+        if key in block:
+            spec[key] = check.boolean(*value(key))
+    if "slices" in block:
+        slices = check.strings(*value("slices"), allow_empty=True)
+        spec["slices"] = tuple(slices or ())
+    for key in ("equivalence_threshold", "divergence_threshold"):
+        if key in block:
+            spec[key] = check.number(*value(key), low=0, high=1)
+    if "confidence" in block:
+        spec["confidence"] = check.number(
+            *value("confidence"), low=0, high=1, open_low=True, open_high=True
+        )
+    low, high = spec.get("equivalence_threshold", 0.0), spec.get("divergence_threshold", 0.5)
+    if low is not None and high is not None and low >= high:
+        where = block.value_lines.get(
+            "equivalence_threshold", block.value_lines.get("divergence_threshold", block.line)
+        )
+        check.add(
+            where,
+            join(path, "equivalence_threshold"),
+            f"equivalence_threshold ({low}) must be below divergence_threshold ({high}): "
+            "a score cannot be both equivalent and divergent",
+        )
+    if "cache" in block:
+        spec["cache"] = _cache(check, base, *value("cache"))
+    if "gates" in block:
+        names = [m.name for m in metrics or ()]
+        slices = spec.get("slices", ("dimension",))
+        spec["gates"] = check_gates(check, *value("gates"), names=names, slices=slices)
+    return spec
+
+
+def _data(check: Checker, base: str, raw: Any, line: int, path: str) -> tuple[str, ...] | None:
+    entries = check.strings(raw, line, path)
+    if entries is None:
+        return None
+    lines = raw.lines if isinstance(raw, Sequence) else [line] * len(entries)
+    resolved = []
+    for i, (entry, where) in enumerate(zip(entries, lines, strict=True)):
+        key = path if isinstance(raw, str) else f"{path}[{i}]"
+        full = os.path.join(base, entry)
+        resolved.append(full)
+        if any(c in entry for c in _GLOB_CHARS):
+            if not glob.glob(full, recursive=True):
+                check.add(
+                    where,
+                    key,
+                    f"no file matches the glob {full!r} (paths are relative to "
+                    "the manifest's folder)",
+                )
+        elif Path(full).is_dir():
+            if not any(Path(full).rglob("*.parquet")):
+                check.add(where, key, f"the folder {full!r} holds no .parquet file")
+        elif not Path(full).is_file():
+            check.add(
+                where,
+                key,
+                f"data file {full!r} does not exist (paths are relative to the manifest's folder)",
+            )
+    return tuple(resolved)
+
+
+def _strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    strategy, line = at(block, "strategy")
+    if "strategy" in block:
+        if strategy not in ("group", "contrastive"):
+            hint = (
+                suggest(str(strategy), ("group", "contrastive"))
+                if isinstance(strategy, str)
+                else ""
+            )
+            check.add(
+                line,
+                join(path, "strategy"),
+                f"expected group or contrastive, got {describe(strategy)}{hint}",
+            )
+            strategy = None
+        spec["strategy"] = strategy
+    else:
+        strategy = "group"
+    reference, line = at(block, "reference")
+    if "reference" in block:
+        if strategy == "contrastive":
+            check.add(
+                block.key_lines["reference"],
+                join(path, "reference"),
+                "reference applies to strategy group; a contrastive block names its two "
+                "roles with poles: [pole_a, pole_b]",
+            )
+        spec["reference"] = check.string(reference, line, join(path, "reference"))
+    poles, line = at(block, "poles")
+    if "poles" in block:
+        if strategy == "group":
+            check.add(
+                block.key_lines["poles"],
+                join(path, "poles"),
+                "poles apply to strategy contrastive; a group block names its reference "
+                "role with reference: NAME (or set strategy: contrastive)",
+            )
+        found = check.strings(poles, line, join(path, "poles"))
+        if found is not None and len(found) != 2:
+            check.add(
+                line, join(path, "poles"), f"expected two different role values, got {len(found)}"
+            )
+        spec["poles"] = tuple(found) if found else None
+    return spec
+
+
+def _columns(check: Checker, raw: Any, line: int, path: str) -> Columns | None:
+    fields = list(Columns.__dataclass_fields__)
+    found = check.mapping(raw, line, path, allowed=fields)
+    if found is None:
+        return None
+    names = {}
+    for key in found:
+        if key in fields:
+            value, where = at(found, key)
+            names[key] = check.string(value, where, join(path, key))
+    if any(v is None for v in names.values()):
+        return None
+    return Columns(**names)
+
+
+def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
+    if raw == "offline":
+        return JudgeSpec(kind="offline")
+    if not isinstance(raw, Mapping):
+        got = describe(raw)
+        check.add(
+            line,
+            path,
+            'expected "offline" or a mapping with a model (e.g. {model: '
+            f"gpt-4o-mini, max_concurrency: 32}}), got {got}",
+        )
+        return None
+    found = check.mapping(
+        raw,
+        line,
+        path,
+        allowed=JUDGE_KEYS,
+        required={"model": "the judge model's name"},
+        hints={"api_key": _API_KEY},
+    )
+    if found is None or "model" not in found:
+        return None
+    options: dict[str, Any] = {}
+    n_before = len(check.problems)
+
+    def read(key: str, **bounds: Any) -> None:
+        if key in found:
+            value, where = at(found, key)
+            options[key] = check.number(value, where, join(path, key), **bounds)
+
+    model = check.string(*at(found, "model"), join(path, "model"))
+    for key in ("base_url", "api_key_env"):
+        if key in found:
+            options[key] = check.string(*at(found, key), join(path, key))
+    read("max_concurrency", low=1, integer=True)
+    read("requests_per_minute", low=0, open_low=True)
+    read("tokens_per_minute", low=0, open_low=True)
+    read("max_retries", low=0, integer=True)
+    read("timeout", low=0, open_low=True)
+    read("temperature", low=0)
+    read("seed", integer=True)
+    read("max_tokens", low=1, integer=True)
+    if "structured_output" in found:
+        options["structured_output"] = check.boolean(
+            *at(found, "structured_output"), join(path, "structured_output")
+        )
+    if len(check.problems) > n_before:
+        return None
+    api_key_env = options.pop("api_key_env", None)
+    where = f"{check.file}:{found.value_lines.get('api_key_env', line)}: {path}.api_key_env"
+    return JudgeSpec(
+        kind="openai", model=model, api_key_env=api_key_env, options=options, where=where
+    )
+
+
+def _cache(check: Checker, base: str, raw: Any, line: int, path: str) -> bool | str | None:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip():
+        return os.path.join(base, raw)
+    check.add(
+        line,
+        path,
+        "expected true, false or the path of a cache file (relative to the "
+        f"manifest), got {describe(raw)}",
+    )
+    return None
