@@ -1,0 +1,123 @@
+"""The ``pairwise-polars`` program: argument parsing, the command registry, exit codes.
+
+A command lives in its own module with ``register(subparsers, common)``, which adds its parser
+and sets ``handler=`` (a function ``(args, console) -> exit code``). To add a command, write the
+module and list it in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+from pairwise_polars._errors import PairwiseError, PairwiseWarning
+from pairwise_polars.cli import _data, _run, _serve, _summary
+from pairwise_polars.cli._console import Console
+
+EXIT_PASS = 0
+"""Every gate passed (or the command had nothing to gate)."""
+EXIT_GATE_FAILED = 1
+"""A gate failed: the run worked and the system under test did not meet a threshold."""
+EXIT_INVALID = 2
+"""Invalid input or configuration: a manifest problem, a missing file, bad data, bad flags."""
+EXIT_CRASH = 3
+"""An unexpected error: a bug or an unhandled case (rerun with --debug for the traceback)."""
+EXIT_INTERRUPTED = 130
+
+COMMANDS: tuple[ModuleType, ...] = (_run, _data, _summary, _serve)
+"""Modules that register subcommands, in the order ``--help`` lists them."""
+
+
+def _version() -> str:
+    from pairwise_polars import __version__
+
+    return __version__
+
+
+def _common(suppress: bool) -> argparse.ArgumentParser:
+    """Options accepted before or after the command name. On subcommands their default is
+    SUPPRESS, so a subparser never overwrites a value given before the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    default = {"default": argparse.SUPPRESS} if suppress else {}
+    group = common.add_argument_group("output")
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the verdict and errors (no plan, tables or progress)",
+        **default,
+    )
+    group.add_argument(
+        "--json",
+        action="store_true",
+        help="print one machine-readable JSON document on stdout",
+        **default,
+    )
+    group.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error", **default
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pairwise-polars",
+        parents=[_common(suppress=False)],
+        description="Counterfactual fairness testing of LLM outputs: form pairs, judge them, "
+        "summarise by slice, and gate a CI job on the result.",
+        epilog="Exit codes: 0 every gate passed, 1 a gate failed, 2 invalid input or "
+        "configuration, 3 unexpected error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = _common(suppress=True)
+    for module in COMMANDS:
+        module.register(subparsers, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and not getattr(args, "passthrough", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # --help, --version, or a usage error (argparse says exit 2)
+        return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+    if getattr(args, "handler", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INVALID
+    args.extra = extra
+    console = Console(quiet=args.quiet, json_mode=args.json)
+    code = _dispatch(args, console)
+    console.emit_json(code)
+    return code
+
+
+def _dispatch(args: argparse.Namespace, console: Console) -> int:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default", PairwiseWarning)
+            warnings.showwarning = lambda message, *_, **__: console.warn(str(message))
+            return int(args.handler(args, console))
+    except KeyboardInterrupt:
+        console.error("interrupted.")
+        return EXIT_INTERRUPTED
+    except (PairwiseError, OSError) as exc:
+        if args.debug:
+            traceback.print_exc()
+        console.payload["error"] = str(exc)
+        console.error(str(exc))
+        return EXIT_INVALID
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        message = f"unexpected {type(exc).__name__}: {exc}".splitlines()[0]
+        console.payload["error"] = message
+        console.error(message, hint=None if args.debug else "Run with --debug for the traceback.")
+        return EXIT_CRASH

@@ -1,0 +1,147 @@
+"""``summarize`` and ``report``: from a scored frame to a summary table, gates and the report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import DataSourceError
+from pairwise_polars._gate import GateResult
+from pairwise_polars.cli._console import Console, markdown_table, readable_summary
+from pairwise_polars.manifest import GATE_NAMES
+from pairwise_polars.manifest._run import scan_data
+from pairwise_polars.report import gate_summary, summarize, write_report
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    summarize_cmd = subparsers.add_parser(
+        "summarize",
+        parents=[common],
+        help="summarise a scored frame by slice (and gate it)",
+        description="Summarise a scored frame (from `score` or `run`): per metric, overall and "
+        "by slice: n, equivalence rate, divergence rate, mean divergence, with intervals. With "
+        "gate options, exit 1 when a gate fails.",
+    )
+    summarize_cmd.add_argument("scored", nargs="+", metavar="SCORED", help="scored parquet file(s)")
+    summarize_cmd.add_argument(
+        "-o", "--out", metavar="FILE", help="write the summary: .parquet, .csv or .md"
+    )
+    _summary_options(summarize_cmd)
+    summarize_cmd.set_defaults(handler=_summarize)
+
+    report = subparsers.add_parser(
+        "report",
+        parents=[common],
+        help="write the HTML report of a scored frame",
+        description="Write the self-contained HTML report of a scored frame. With gate "
+        "options, the report shows the verdict and the command exits 1 when a gate fails.",
+    )
+    report.add_argument("scored", nargs="+", metavar="SCORED", help="scored parquet file(s)")
+    report.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file")
+    report.add_argument("--title", default="Pairwise fairness report")
+    report.add_argument(
+        "--top",
+        type=int,
+        default=5,
+        metavar="N",
+        help="most divergent pairs shown per metric (default: 5)",
+    )
+    _summary_options(report)
+    report.set_defaults(handler=_report)
+
+
+def _summary_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("summary")
+    group.add_argument(
+        "--by",
+        nargs="*",
+        default=["dimension"],
+        metavar="COLUMN",
+        help="slice columns (default: dimension; --by alone: overall only)",
+    )
+    group.add_argument(
+        "--group-by",
+        default="group_id",
+        metavar="COLUMN",
+        help="the group column (for intervals; default: %(default)s)",
+    )
+    group.add_argument("--equivalence-threshold", type=float, default=0.0, metavar="X")
+    group.add_argument("--divergence-threshold", type=float, default=0.5, metavar="X")
+    group.add_argument("--confidence", type=float, default=0.95, metavar="X")
+    gates = parser.add_argument_group("gates (checked overall and on every slice)")
+    for name in GATE_NAMES:
+        gates.add_argument(f"--{name.replace('_', '-')}", type=float, metavar="X")
+    gates.add_argument(
+        "--conservative",
+        action="store_true",
+        help="compare the interval bound least favourable, not the estimate",
+    )
+
+
+def _summary(args: argparse.Namespace) -> tuple[pl.LazyFrame, pl.DataFrame, GateResult | None]:
+    scored = scan_data(args.scored[0] if len(args.scored) == 1 else list(args.scored))
+    if not 0 < args.confidence < 1:
+        raise DataSourceError(f"--confidence must be between 0 and 1, got {args.confidence}.")
+    summary = summarize(
+        scored,
+        args.by,
+        equivalence_threshold=args.equivalence_threshold,
+        divergence_threshold=args.divergence_threshold,
+        confidence=args.confidence,
+        group_by=args.group_by,
+    )
+    thresholds = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n) is not None}
+    if not thresholds:
+        return scored, summary, None
+    gates = gate_summary(
+        summary, overall=thresholds, per_slice=thresholds, conservative=args.conservative
+    )
+    return scored, summary, gates
+
+
+def _verdict(gates: GateResult | None, console: Console) -> int:
+    if gates is None:
+        return 0
+    verdict = gates.verdict()
+    console.payload.update(passed=gates.passed, verdict=verdict, checks=gates.checks.to_dicts())
+    console.verdict(verdict)
+    return 0 if gates.passed else 1
+
+
+def _summarize(args: argparse.Namespace, console: Console) -> int:
+    _, summary, gates = _summary(args)
+    console.payload["summary"] = summary.to_dicts()
+    console.info(markdown_table(readable_summary(summary)))
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.suffix == ".parquet":
+            summary.write_parquet(out)
+        elif out.suffix == ".csv":
+            summary.write_csv(out)
+        elif out.suffix == ".md":
+            out.write_text(markdown_table(readable_summary(summary)) + "\n", encoding="utf-8")
+        else:
+            raise DataSourceError(f"-o {args.out!r}: use a .parquet, .csv or .md file name.")
+        console.info(f"wrote {out}")
+    return _verdict(gates, console)
+
+
+def _report(args: argparse.Namespace, console: Console) -> int:
+    scored, summary, gates = _summary(args)
+    path = write_report(
+        args.out,
+        scored,
+        summary=summary,
+        gates=gates,
+        title=args.title,
+        group_by=args.group_by,
+        top=args.top,
+        confidence=args.confidence,
+    )
+    console.payload["output"] = str(path)
+    console.info(f"wrote {path}")
+    return _verdict(gates, console)
