@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from pairwise_polars._errors import PairwiseError, PairwiseWarning
-from pairwise_polars.cli import _data, _run, _serve, _summary
+from pairwise_polars.cli import _counterfactual, _data, _run, _serve, _summary
 from pairwise_polars.cli._console import Console
 
 EXIT_PASS = 0
@@ -28,7 +28,7 @@ EXIT_CRASH = 3
 """An unexpected error: a bug or an unhandled case (rerun with --debug for the traceback)."""
 EXIT_INTERRUPTED = 130
 
-COMMANDS: tuple[ModuleType, ...] = (_run, _data, _summary, _serve)
+COMMANDS: tuple[ModuleType, ...] = (_run, _data, _summary, _counterfactual, _serve)
 """Modules that register subcommands, in the order ``--help`` lists them."""
 
 

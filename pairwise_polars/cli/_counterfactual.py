@@ -1,0 +1,345 @@
+"""``counterfactual`` and ``respond``: from a table of prompts to grouped rows, and from grouped
+rows to the system under test's responses, ready for ``score``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import DataSourceError
+from pairwise_polars.cli._console import Console, markdown_table
+from pairwise_polars.manifest._run import scan_data
+
+_READERS = {".csv": pl.read_csv, ".jsonl": pl.read_ndjson, ".ndjson": pl.read_ndjson,
+            ".json": pl.read_json}  # fmt: skip
+_MAX_ERRORS_SHOWN = 3
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    make = subparsers.add_parser(
+        "counterfactual",
+        parents=[common],
+        help="make counterfactual variants of prompts (grouped rows for `respond`)",
+        description="Copy each prompt once per attribute value of each dimension (pronouns, "
+        "gendered words, names, group words substituted from the shipped lexicons or yours) "
+        "and write the grouped rows: group_id, role, dimension, attribute, input, "
+        "substitutions, and the prompts' other columns.",
+    )
+    make.add_argument(
+        "prompts",
+        nargs="+",
+        metavar="PROMPTS",
+        help="prompt file(s): .csv, .jsonl/.ndjson, .json or parquet "
+        "(parquet also as a folder or glob)",
+    )
+    make.add_argument(
+        "-o", "--out", required=True, metavar="FILE", help="the grouped rows to write (parquet)"
+    )
+    options = make.add_argument_group("variants")
+    options.add_argument(
+        "-d",
+        "--dimension",
+        action="append",
+        metavar="NAME",
+        help="a dimension to vary, repeatable (default: gender and race); "
+        f"shipped: {', '.join(_shipped_dimensions())}",
+    )
+    options.add_argument(
+        "--strategy",
+        choices=("group", "contrastive"),
+        default="group",
+        help="group: the prompt as reference plus one variant per other value; "
+        "contrastive: the prompt moved to two poles (default: %(default)s)",
+    )
+    options.add_argument(
+        "--text", default="input", metavar="COLUMN", help="the prompt column (default: %(default)s)"
+    )
+    options.add_argument(
+        "--id-column",
+        metavar="COLUMN",
+        help="a column identifying each prompt (default: its position)",
+    )
+    options.add_argument(
+        "--neutral-reference",
+        action="store_true",
+        help="group strategy: the reference is the prompt's neutral form "
+        "(they/them, 'person', the group word removed)",
+    )
+    options.add_argument(
+        "--placeholders",
+        action="store_true",
+        help="prompts mark where the attribute goes: {name}, {they}, {group}, {race:group}, ...",
+    )
+    options.add_argument(
+        "--values",
+        action="append",
+        default=[],
+        metavar="DIM=A,B,...",
+        help="group strategy: the values of a dimension, repeatable",
+    )
+    options.add_argument(
+        "--poles",
+        action="append",
+        default=[],
+        metavar="DIM=A,B",
+        help="contrastive strategy: the two poles of a dimension, repeatable",
+    )
+    options.add_argument(
+        "--fill",
+        action="append",
+        default=[],
+        metavar="DIM=VALUE",
+        help="placeholders of a dimension not varied take this value",
+    )
+    options.add_argument(
+        "--lexicon",
+        metavar="PATH",
+        help="your lexicon file or folder; its dimensions replace the shipped "
+        "ones of the same name",
+    )
+    make.add_argument(
+        "--skipped",
+        metavar="FILE",
+        help="write the prompts and variants left out, with the reason (parquet)",
+    )
+    make.set_defaults(handler=_counterfactual)
+
+    respond = subparsers.add_parser(
+        "respond",
+        parents=[common],
+        help="collect the system under test's responses to grouped rows",
+        description="Send every row's prompt to an OpenAI-compatible chat model (the system "
+        "under test) and write the rows with output, error, response_model, attempts, "
+        "latency_s, token counts and cached (and sample, with --samples). A failed generation "
+        "is a row with a null output and the error: it is never judged.",
+    )
+    respond.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUNS",
+        help="the rows (from `counterfactual`): parquet, .csv, .jsonl or .json",
+    )
+    respond.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="the rows with outputs to write (parquet)",
+    )
+    target = respond.add_argument_group("system under test")
+    target.add_argument("--model", required=True, help="the model name sent to the endpoint")
+    target.add_argument("--base-url", help="the endpoint (default: OpenAI's); e.g. a vLLM server")
+    target.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the key (default: %(default)s)",
+    )
+    prompt = target.add_mutually_exclusive_group()
+    prompt.add_argument("--system-prompt", metavar="TEXT", help="sent first in every chat")
+    prompt.add_argument(
+        "--system-prompt-file", metavar="FILE", help="the system prompt, read from a UTF-8 file"
+    )
+    target.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="N",
+        help="draws per row (default: 1); group strategy: draw k of each "
+        "variant pairs with draw k of its reference",
+    )
+    target.add_argument("--temperature", type=float, default=1.0, help="(default: %(default)s)")
+    target.add_argument(
+        "--max-tokens", type=int, default=1024, metavar="N", help="(default: %(default)s)"
+    )
+    target.add_argument("--seed", type=int, help="draw k sends seed + k")
+    target.add_argument(
+        "--text", default="input", metavar="COLUMN", help="the prompt column (default: %(default)s)"
+    )
+    target.add_argument(
+        "--strategy",
+        choices=("group", "contrastive"),
+        help="how the rows will be paired (default: group when a row has role "
+        "'reference'); decides how draws are grouped",
+    )
+    engine = respond.add_argument_group("requests")
+    engine.add_argument("--max-concurrency", type=int, default=32, metavar="N")
+    engine.add_argument("--requests-per-minute", type=float, metavar="N")
+    engine.add_argument("--tokens-per-minute", type=float, metavar="N")
+    engine.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="per request (default: %(default)s)",
+    )
+    engine.add_argument(
+        "--max-retries",
+        type=int,
+        default=6,
+        metavar="N",
+        help="retries of 429/5xx/timeouts (default: %(default)s)",
+    )
+    cache = engine.add_mutually_exclusive_group()
+    cache.add_argument(
+        "--cache", metavar="PATH", help="response cache file (default: the user cache folder)"
+    )
+    cache.add_argument("--no-cache", action="store_true", help="no response cache: fresh draws")
+    respond.set_defaults(handler=_respond)
+
+
+def _counterfactual(args: argparse.Namespace, console: Console) -> int:
+    from pairwise_polars.counterfactual import counterfactuals
+
+    prompts = read_table(args.prompts, "PROMPTS")
+    dimensions = args.dimension or ["gender", "race"]
+    result = counterfactuals(
+        prompts, dimensions, strategy=args.strategy, text=args.text, id_column=args.id_column,
+        values=_assignments(args.values, "--values") or None,
+        poles={d: _pair(d, v) for d, v in _assignments(args.poles, "--poles").items()} or None,
+        fill={d: v[0] for d, v in _assignments(args.fill, "--fill", single=True).items()},
+        neutral_reference=args.neutral_reference, placeholders=args.placeholders,
+        lexicons=args.lexicon, report=True,
+    )  # fmt: skip
+    rows, skipped = result.frame, result.skipped
+    _parent(args.out)
+    rows.write_parquet(args.out)
+    if args.skipped:
+        _parent(args.skipped)
+        skipped.write_parquet(args.skipped)
+    made = rows.group_by("dimension").agg(groups=pl.col("group_id").n_unique(), rows=pl.len())
+    left = skipped.group_by("dimension").agg(left_out=pl.len())
+    counts = (
+        pl.DataFrame({"dimension": dimensions}, schema={"dimension": pl.String})
+        .join(made, on="dimension", how="left", maintain_order="left")
+        .join(left, on="dimension", how="left", maintain_order="left")
+        .with_columns(pl.col("groups", "rows", "left_out").fill_null(0).cast(pl.Int64))
+    )
+    console.payload.update(
+        output=args.out, n_prompts=prompts.height, n_rows=rows.height,
+        n_groups=rows["group_id"].n_unique(), n_skipped=skipped.height,
+        dimensions={d: {"groups": g, "rows": r, "left_out": s} for d, g, r, s in counts.rows()},
+    )  # fmt: skip
+    console.info(markdown_table(counts))
+    if skipped.height:
+        where = f" (see {args.skipped})" if args.skipped else " (--skipped FILE lists them)"
+        reasons = skipped.group_by("reason").len().sort("len", descending=True)
+        console.warn(
+            f"{skipped.height} prompt(s) or variant(s) left out{where}; most common: "
+            f"{reasons['reason'][0]!r} ({reasons['len'][0]}x)."
+        )
+    console.verdict(
+        f"{rows.height:,} rows in {rows['group_id'].n_unique():,} groups from "
+        f"{prompts.height:,} prompts -> {args.out}"
+    )
+    return 0
+
+
+def _respond(args: argparse.Namespace, console: Console) -> int:
+    from pairwise_polars.counterfactual import OpenAITarget, collect_responses
+
+    if args.samples < 1:
+        raise DataSourceError(f"--samples must be at least 1, got {args.samples}.")
+    rows = read_table(args.runs, "RUNS")
+    system_prompt = args.system_prompt
+    if args.system_prompt_file:
+        system_prompt = Path(args.system_prompt_file).read_text("utf-8")
+    target = OpenAITarget(
+        args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env),
+        system_prompt=system_prompt, temperature=args.temperature, max_tokens=args.max_tokens,
+        seed=args.seed, max_concurrency=args.max_concurrency,
+        requests_per_minute=args.requests_per_minute, tokens_per_minute=args.tokens_per_minute,
+        timeout=args.timeout, max_retries=args.max_retries,
+    )  # fmt: skip
+    cache: bool | str = False if args.no_cache else (args.cache or True)
+    answered = collect_responses(rows, target, text=args.text, samples=args.samples,
+                                 strategy=args.strategy, cache=cache,
+                                 progress=console.progress)  # fmt: skip
+    _parent(args.out)
+    answered.write_parquet(args.out)
+    n_errors = int(answered["error"].is_not_null().sum())
+    n_cached = int(answered["cached"].sum())
+    console.payload.update(output=args.out, n_rows=answered.height, n_errors=n_errors,
+                           n_cached=n_cached)  # fmt: skip
+    if n_errors:
+        errors = answered.filter(pl.col("error").is_not_null()).group_by("error").len()
+        top = errors.sort("len", descending=True).head(_MAX_ERRORS_SHOWN).rows()
+        listed = "; ".join(f"{e!r} ({n}x)" for e, n in top)
+        console.warn(
+            f"{n_errors} of {answered.height} generations failed and have a null output (their "
+            f"pairs will not be judged): {listed}. Rerun the same command to retry only them."
+        )
+    console.verdict(
+        f"{answered.height:,} rows, {answered.height - n_errors:,} responses "
+        f"({n_cached:,} cached), {n_errors:,} errors -> {args.out}"
+    )
+    return 0
+
+
+def read_table(paths: list[str], what: str) -> pl.DataFrame:
+    """Rows from .csv, .jsonl/.ndjson or .json files, or parquet (files, folders, globs)."""
+    suffixes = {Path(p).suffix.lower() for p in paths}
+    if not suffixes & set(_READERS):
+        for path in paths:
+            plain = not any(c in path for c in "*?[") and not Path(path).is_dir()
+            if plain and Path(path).suffix.lower() != ".parquet" and Path(path).is_file():
+                raise DataSourceError(
+                    f"{what}: cannot read {path!r}: expected a .csv, .jsonl/.ndjson, .json or "
+                    ".parquet file (or a folder or glob of parquet files)."
+                )
+        return scan_data(paths[0] if len(paths) == 1 else list(paths)).collect()
+    frames = []
+    for path in paths:
+        reader = _READERS.get(Path(path).suffix.lower())
+        if reader is None:
+            raise DataSourceError(
+                f"{what}: cannot mix {path!r} with .csv/.jsonl/.json files; pass files of one "
+                "kind, or convert them to parquet."
+            )
+        if not Path(path).is_file():
+            raise DataSourceError(f"{what}: file {path!r} does not exist.")
+        try:
+            frames.append(reader(path))
+        except (pl.exceptions.PolarsError, ValueError) as exc:
+            # polars' messages run to several paragraphs of advice: keep the first sentence
+            words = " ".join(str(exc).split()).split(". ")[0][:200] or type(exc).__name__
+            raise DataSourceError(f"{what}: cannot read {path!r}: {words}") from exc
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _assignments(items: list[str], flag: str, *, single: bool = False) -> dict[str, list[str]]:
+    parsed: dict[str, list[str]] = {}
+    for item in items:
+        dim, sep, rest = item.partition("=")
+        values = [v.strip() for v in rest.split(",") if v.strip()]
+        if not sep or not dim.strip() or not values or (single and len(values) != 1):
+            shape = "DIM=VALUE" if single else "DIM=A,B,..."
+            raise DataSourceError(
+                f"{flag} expects {shape}, got {item!r}. Example: {flag} "
+                + ("gender=female" if single else "race=White,Black,Asian")
+                + "."
+            )
+        parsed[dim.strip()] = values
+    return parsed
+
+
+def _pair(dim: str, values: list[str]) -> tuple[str, str]:
+    if len(values) != 2:
+        raise DataSourceError(f"--poles {dim}= needs exactly two values, got {values}.")
+    return values[0], values[1]
+
+
+def _shipped_dimensions() -> list[str]:
+    # The dimension names only: loading the lexicons themselves takes a second.
+    folder = resources.files("pairwise_polars.counterfactual") / "lexicons"
+    return list(json.loads((folder / "dimensions.json").read_text("utf-8")))
+
+
+def _parent(path: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)

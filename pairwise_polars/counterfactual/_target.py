@@ -1,0 +1,127 @@
+"""The system under test: anything that answers a frame of chat requests, and the
+OpenAI-compatible implementation on the judge's chat engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import polars as pl
+
+from pairwise_polars._chat import ChatEndpoint, RunState, failure
+
+REQUEST_SCHEMA: dict[str, pl.DataType] = {
+    "key": pl.String(),  # the request's identity (also the cache key)
+    "messages": pl.String(),  # the chat messages, JSON-encoded
+    "sample": pl.Int64(),  # which draw of these messages (0, 1, ...)
+}
+"""Columns of the requests frame a target receives: one row per unique (messages, sample)."""
+
+RESPONSE_SCHEMA: dict[str, pl.DataType] = {
+    "key": pl.String(),
+    "output": pl.String(),  # the answer's text; null when the generation failed
+    "error": pl.String(),  # null on success
+    "finish_reason": pl.String(),
+    "response_model": pl.String(),  # the model the server says answered
+    "attempts": pl.Int64(),
+    "latency_s": pl.Float64(),
+    "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+}
+"""Columns of every result frame a target yields: one row per request key."""
+
+
+@runtime_checkable
+class Target(Protocol):
+    """The system under test: answers a frame of chat requests, yielding results as they arrive.
+
+    ``identity`` (optional, a dict of what changes answers: model, temperature, ...) is part of
+    the response cache key; without it responses are cached under ``name`` alone.
+    """
+
+    name: str
+
+    def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
+        """Yield frames covering every request key exactly once: ``key`` and ``output``
+        (null for a failure), and optionally the other RESPONSE_SCHEMA columns."""
+        ...
+
+
+@dataclass(frozen=True, repr=False)
+class OpenAITarget(ChatEndpoint):
+    """The system under test behind an OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM,
+    Ollama, llama.cpp server, ...), called through the judge's engine: ``max_concurrency``
+    requests at a time within optional rate limits, 429/5xx/timeouts retried honouring
+    ``Retry-After``, and a bad key, unknown model or exhausted quota stopping the run
+    (:class:`~pairwise_polars.JudgeError`).
+
+    Each row becomes ``[system_prompt], user: <row text>``. ``temperature`` defaults to 1.0:
+    the behaviour users meet. With ``seed`` set, draw ``k`` of a row sends ``seed + k``, so
+    repeated draws differ yet repeat across runs (on servers that honour seeds).
+
+    >>> OpenAITarget("gpt-4o-mini", api_key="sk-secret", system_prompt="Be brief.")
+    OpenAITarget(model='gpt-4o-mini', base_url=None, api_key='***', max_concurrency=32)
+    """
+
+    _: KW_ONLY
+    system_prompt: str | None = None
+    temperature: float = 1.0
+    top_p: float | None = None
+    seed: int | None = None
+    max_tokens: int = 1024
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What changes answers, hence part of the cache key (never the key or the URL). The
+        system prompt is part of the messages, so it is in the key through them."""
+        return {"model": self.model, "temperature": self.temperature, "top_p": self.top_p,
+                "seed": self.seed, "max_tokens": self.max_tokens}  # fmt: skip
+
+    async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
+        """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
+        items = requests.select("key", "messages", "sample").iter_rows()
+        async for rows in self._stream(items):
+            yield pl.DataFrame([_response_row(r, self.model) for r in rows],
+                               schema=RESPONSE_SCHEMA)  # fmt: skip
+
+    def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
+        sample: int = extra
+        body: dict[str, Any] = {
+            "model": self.model, "messages": chat, "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }  # fmt: skip
+        if self.top_p is not None:
+            body["top_p"] = self.top_p
+        if self.seed is not None:
+            body["seed"] = self.seed + sample
+        return body
+
+    def _accept(
+        self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
+    ) -> dict[str, Any]:
+        choice = response.choices[0] if response.choices else None
+        message = choice.message if choice is not None else None
+        # A structured-output refusal arrives in `refusal` with no content: it is the answer.
+        text = (message.content or getattr(message, "refusal", None)) if message else None
+        finish = choice.finish_reason if choice is not None else None
+        usage = response.usage
+        tokens = {"input_tokens": usage.prompt_tokens if usage else None,
+                  "output_tokens": usage.completion_tokens if usage else None}  # fmt: skip
+        model = getattr(response, "model", None) or self.model
+        if not text or not text.strip():
+            # An empty string would read as an answer that says nothing: it is a failure.
+            return failure(key, f"empty reply (finish_reason: {finish})", attempt, 0.0,
+                           finish_reason=finish, response_model=model, **tokens)  # fmt: skip
+        return {"key": key, "output": text, "error": None, "finish_reason": finish,
+                "response_model": model, "attempts": attempt, **tokens}  # fmt: skip
+
+
+def _response_row(row: dict[str, Any], model: str) -> dict[str, Any]:
+    # The engine labels its own failure rows with judge_model.
+    row.setdefault("response_model", row.pop("judge_model", None) or model)
+    return row
