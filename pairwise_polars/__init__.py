@@ -21,7 +21,14 @@ from pairwise_polars._gate import GateResult, gate
 from pairwise_polars._groups import check_groups
 from pairwise_polars._pairs import form_pairs
 from pairwise_polars._scoring import Plan, ascore, ascore_pairs, plan, score, score_pairs
+from pairwise_polars.counterfactual import (
+    OpenAITarget,
+    acollect_responses,
+    collect_responses,
+    counterfactuals,
+)
 from pairwise_polars.judges import Judge, OfflineJudge, OpenAIJudge
+from pairwise_polars.judges._offline import offline_scores
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 
 __version__ = "0.1.0"
@@ -41,22 +48,27 @@ __all__ = [
     "MetricError",
     "OfflineJudge",
     "OpenAIJudge",
+    "OpenAITarget",
     "PairwiseError",
     "PairwiseWarning",
     "Plan",
     "RunStateError",
     "TemplateError",
     "__version__",
+    "acollect_responses",
     "aggregate",
     "ascore",
     "ascore_pairs",
     "check_groups",
+    "collect_responses",
+    "counterfactuals",
     "default_cache_path",
     "form_pairs",
     "gate",
     "get_metric",
     "load_metric",
     "metric_names",
+    "offline_scores",
     "plan",
     "score",
     "score_pairs",

@@ -199,8 +199,9 @@ class ChatEndpoint:
                 last_error = _describe(exc)
             except openai.APIConnectionError as exc:  # includes timeouts and dropped connections
                 delay = None
+                # the aiohttp transport reports refused and dropped connections as timeouts too
                 last_error = (
-                    "timeout"
+                    "timeout or dropped connection"
                     if isinstance(exc, openai.APITimeoutError)
                     else (f"connection error: {exc}")
                 )
