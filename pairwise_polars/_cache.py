@@ -1,7 +1,8 @@
-"""The persistent judgement cache: a SQLite file in WAL mode, keyed by the request hash.
+"""The persistent caches: tables in one SQLite file (WAL mode), keyed by the request hash.
 
-It stores the parsed answer, the raw reply and token usage of successful judgements only (a
-failure is retried on the next run), and never an API key or a header.
+A table stores successful results only (a failure is retried on the next run) and never an API
+key or a header. ``judgements`` holds the judge's parsed answers; the counterfactual package
+adds ``responses`` (the target system's answers) to the same file.
 """
 
 from __future__ import annotations
@@ -11,26 +12,14 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import polars as pl
 
 from pairwise_polars.judges._protocol import RESULT_SCHEMA
 
-_COLUMNS = ("key", "raw_score", "reason", "input_tokens", "output_tokens", "raw_reply",
-            "judge_model")  # fmt: skip
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS judgements (
-    key TEXT PRIMARY KEY,
-    raw_score INTEGER NOT NULL,
-    reason TEXT,
-    input_tokens INTEGER,
-    output_tokens INTEGER,
-    raw_reply TEXT,
-    judge_model TEXT,
-    created REAL NOT NULL
-)
-"""
 _LOOKUP_CHUNK = 900  # stay under SQLite's bound-variable limit
+_SQL_TYPES = {pl.String: "TEXT", pl.Int64: "INTEGER", pl.Float64: "REAL"}
 
 
 def default_cache_path() -> Path:
@@ -44,14 +33,15 @@ def default_cache_path() -> Path:
     return base / "pairwise_polars" / "judgements.sqlite"
 
 
-class JudgementCache:
-    """A SQLite cache of successful judgements. ``path=None`` means the default location.
+class ResultTable:
+    """One table of successful results in a SQLite cache file; subclasses name the table, its
+    columns (``key`` first) and the column that must be set for a row to count as a success."""
 
-    >>> import tempfile, pathlib
-    >>> cache = JudgementCache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
-    >>> cache.lookup(["nope"]).height
-    0
-    """
+    table: ClassVar[str]
+    columns: ClassVar[dict[str, pl.DataType]]
+    answer: ClassVar[str]
+    result_schema: ClassVar[dict[str, pl.DataType]]
+    """The schema of the result frames the table caches (a lookup returns this schema)."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
@@ -63,48 +53,83 @@ class JudgementCache:
         # last transactions, which a rerun simply pays for again.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.execute(_SCHEMA)
+        fields = [
+            f"{name} {_SQL_TYPES[type(dtype)]}"
+            + (" PRIMARY KEY" if name == "key" else " NOT NULL" if name == self.answer else "")
+            for name, dtype in self.columns.items()
+        ]
+        self._db.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.table} ({', '.join(fields)}, created REAL NOT NULL)"
+        )
 
     def __repr__(self) -> str:
-        return f"JudgementCache({str(self.path)!r})"
+        return f"{type(self).__name__}({str(self.path)!r})"
+
+    def __enter__(self) -> ResultTable:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def lookup(self, keys: list[str]) -> pl.DataFrame:
         """Cached results for these keys, as a result frame (cached rows only)."""
+        return (
+            self._rows(keys)
+            .with_columns(
+                error=pl.lit(None, pl.String), attempts=pl.lit(0, pl.Int64), latency_s=pl.lit(0.0)
+            )
+            .select(list(self.result_schema))
+        )
+
+    def _rows(self, keys: list[str]) -> pl.DataFrame:
+        names = ", ".join(self.columns)
         rows: list[tuple] = []
         for start in range(0, len(keys), _LOOKUP_CHUNK):
             chunk = keys[start : start + _LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
             rows += self._db.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM judgements WHERE key IN ({marks})", chunk
+                f"SELECT {names} FROM {self.table} WHERE key IN ({marks})", chunk
             ).fetchall()
-        found = pl.DataFrame(rows, schema={c: RESULT_SCHEMA[c] for c in _COLUMNS}, orient="row")
-        return found.with_columns(
-            error=pl.lit(None, pl.String),
-            attempts=pl.lit(0, pl.Int64),
-            latency_s=pl.lit(0.0),
-        ).select(list(RESULT_SCHEMA))
+        return pl.DataFrame(rows, schema=self.columns, orient="row")
 
     def store(self, results: pl.DataFrame) -> int:
         """Store the successful rows of a result frame in one transaction; returns how many."""
-        ok = results.filter(pl.col("error").is_null() & pl.col("raw_score").is_not_null())
+        ok = results.filter(pl.col("error").is_null() & pl.col(self.answer).is_not_null())
         if ok.is_empty():
             return 0
         now = time.time()
-        rows = [(*row, now) for row in ok.select(_COLUMNS).iter_rows()]
+        rows = [(*row, now) for row in ok.select(list(self.columns)).iter_rows()]
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                f"INSERT OR REPLACE INTO judgements ({', '.join(_COLUMNS)}, created) "
-                f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})",
+                f"INSERT OR REPLACE INTO {self.table} ({', '.join(self.columns)}, created) "
+                f"VALUES ({', '.join('?' * (len(self.columns) + 1))})",
                 rows,
             )
         return len(rows)
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
+        return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
 
     def close(self) -> None:
         self._db.close()
+
+
+class JudgementCache(ResultTable):
+    """A SQLite cache of successful judgements. ``path=None`` means the default location.
+
+    >>> import tempfile, pathlib
+    >>> cache = JudgementCache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
+    >>> cache.lookup(["nope"]).height
+    0
+    """
+
+    table = "judgements"
+    answer = "raw_score"
+    result_schema = RESULT_SCHEMA
+    columns: ClassVar[dict[str, pl.DataType]] = {name: RESULT_SCHEMA[name] for name in (
+        "key", "raw_score", "reason", "input_tokens", "output_tokens", "raw_reply", "judge_model",
+    )}  # fmt: skip
 
 
 def open_cache(
