@@ -11,9 +11,9 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._cache import JudgementCache, open_cache
+from pairwise_polars._cached_map import cached_map
 from pairwise_polars._frames import DataLike, to_lazy
 from pairwise_polars._pairs import SKIP_REASON, form_pairs, skip_reason
-from pairwise_polars._progress import Progress
 from pairwise_polars._requests import (
     ORDER,
     ROW,
@@ -232,32 +232,18 @@ def _empty_results() -> pl.DataFrame:
 async def _judge_requests(
     judge: Judge, requests: pl.DataFrame, store: JudgementCache | None, progress: bool
 ) -> pl.DataFrame:
-    hits = store.lookup(requests["key"].to_list()) if store else _empty_results().drop("cached")
-    frames = [hits.with_columns(cached=pl.lit(True))]
-    misses = requests.join(hits.select("key"), on="key", how="anti")
-    bar = Progress(requests.height, enabled=progress)
-    bar.update(done=hits.height, cached=hits.height)
-    try:
-        if not misses.is_empty():
-            async for frame in judge.judge(misses):
-                frame = frame.select([pl.col(c).cast(t) for c, t in RESULT_SCHEMA.items()])
-                if store is not None:
-                    store.store(frame)  # as it arrives: a crash keeps what was paid for
-                frames.append(frame.with_columns(cached=pl.lit(False)))
-                errors = frame.select(pl.col("error").is_not_null().sum()).item()
-                bar.update(done=frame.height, errors=errors, sent=frame.height)
-    finally:
-        bar.close()
-    results = pl.concat(frames).unique(subset="key", keep="first", maintain_order=True)
-    # A judge that forgot a request must not make a pair vanish: it becomes an error row.
-    lost = requests.select("key").join(results, on="key", how="anti")
-    if not lost.is_empty():
-        lost_rows = lost.with_columns(
-            error=pl.lit("the judge returned no result for this request"),
-            judge_model=pl.lit(judge.name), cached=pl.lit(False), attempts=pl.lit(0, pl.Int64),
-        )  # fmt: skip
-        results = pl.concat([results, lost_rows], how="diagonal_relaxed")
-    return results.select([*RESULT_SCHEMA, "cached"])
+    return await cached_map(
+        requests,
+        judge.judge,
+        store,
+        schema=RESULT_SCHEMA,
+        conform=lambda frame: frame.select([pl.col(c).cast(t) for c, t in RESULT_SCHEMA.items()]),
+        label="judging",
+        progress=progress,
+        # A judge that forgot a request must not make a pair vanish: it becomes an error row.
+        lost_error="the judge returned no result for this request",
+        lost_columns={"judge_model": judge.name},
+    )
 
 
 def _join_back(

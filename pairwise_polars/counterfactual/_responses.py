@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import polars as pl
 
+from pairwise_polars._cached_map import cached_map
 from pairwise_polars._errors import ColumnError
 from pairwise_polars._frames import DataLike, to_lazy
-from pairwise_polars._progress import Progress
 from pairwise_polars._sync import run_sync
 from pairwise_polars.counterfactual._response_cache import (
     ResponseCache,
@@ -277,32 +277,17 @@ def _requests(
 async def _respond(
     target: Target, requests: pl.DataFrame, store: ResponseCache | None, progress: bool
 ) -> pl.DataFrame:
-    empty = pl.DataFrame(schema=RESPONSE_SCHEMA)
-    hits = store.lookup(requests["key"].to_list()) if store else empty
-    frames = [hits.with_columns(cached=pl.lit(True))]
-    misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
-    bar = Progress(requests.height, label="responding", enabled=progress)
-    bar.update(done=hits.height, cached=hits.height)
-    try:
-        if not misses.is_empty():
-            async for frame in target.respond(misses):
-                frame = _conform(frame, target)
-                if store is not None:
-                    store.store(frame)  # as it arrives: a crash keeps what was paid for
-                frames.append(frame.with_columns(cached=pl.lit(False)))
-                errors = frame.select(pl.col("error").is_not_null().sum()).item()
-                bar.update(done=frame.height, errors=errors, sent=frame.height)
-    finally:
-        bar.close()
-    results = pl.concat(frames).unique(subset="key", keep="first", maintain_order=True)
-    # A target that forgot a request must not make a row look answered: it is an error row.
-    lost = requests.select("key").join(results, on="key", how="anti")
-    if not lost.is_empty():
-        lost = lost.with_columns(
-            error=pl.lit("the target returned no result for this request"),
-            attempts=pl.lit(0, pl.Int64), cached=pl.lit(False),
-        )  # fmt: skip
-        results = pl.concat([results, lost], how="diagonal_relaxed")
+    results = await cached_map(
+        requests,
+        target.respond,
+        store,
+        schema=RESPONSE_SCHEMA,
+        conform=lambda frame: _conform(frame, target),
+        label="responding",
+        progress=progress,
+        # A target that forgot a request must not make a row look answered: it is an error row.
+        lost_error="the target returned no result for this request",
+    )
     # A "success" without text is not an answer.
     blank = pl.col("output").is_null() | (pl.col("output").str.strip_chars() == "")
     return results.with_columns(

@@ -1,0 +1,58 @@
+"""The cached async map shared by judging and response collection.
+
+Look every request up in the cache, send only the misses, store each result frame as it arrives
+(so an interrupted run keeps what it paid for), and make a request the sender never answered an
+error row: nothing is lost, nothing is guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._cache import ResultTable
+from pairwise_polars._progress import Progress
+
+
+async def cached_map(
+    requests: pl.DataFrame,
+    send: Callable[[pl.DataFrame], AsyncIterator[pl.DataFrame]],
+    store: ResultTable | None,
+    *,
+    schema: Mapping[str, pl.DataType],
+    conform: Callable[[pl.DataFrame], pl.DataFrame],
+    label: str,
+    progress: bool,
+    lost_error: str,
+    lost_columns: Mapping[str, Any] | None = None,
+) -> pl.DataFrame:
+    """One result row per request ``key`` with the ``schema`` columns plus ``cached``."""
+    hits = store.lookup(requests["key"].to_list()) if store else pl.DataFrame(schema=schema)
+    frames = [hits.with_columns(cached=pl.lit(True))]
+    misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
+    bar = Progress(requests.height, label=label, enabled=progress)
+    bar.update(done=hits.height, cached=hits.height)
+    try:
+        if not misses.is_empty():
+            async for frame in send(misses):
+                frame = conform(frame)
+                if store is not None:
+                    store.store(frame)  # as it arrives: a crash keeps what was paid for
+                frames.append(frame.with_columns(cached=pl.lit(False)))
+                errors = frame.select(pl.col("error").is_not_null().sum()).item()
+                bar.update(done=frame.height, errors=errors, sent=frame.height)
+    finally:
+        bar.close()
+    results = pl.concat(frames).unique(subset="key", keep="first", maintain_order=True)
+    lost = requests.select("key").join(results, on="key", how="anti")
+    if not lost.is_empty():
+        lost = lost.with_columns(
+            error=pl.lit(lost_error),
+            attempts=pl.lit(0, pl.Int64),
+            cached=pl.lit(False),
+            **{name: pl.lit(value) for name, value in (lost_columns or {}).items()},
+        )
+        results = pl.concat([results, lost], how="diagonal_relaxed")
+    return results.select(*schema, "cached")
