@@ -30,22 +30,26 @@ async def cached_map(
 ) -> pl.DataFrame:
     """One result row per request ``key`` with the ``schema`` columns plus ``cached``."""
     hits = store.lookup(requests["key"].to_list()) if store else pl.DataFrame(schema=schema)
-    frames = [hits.with_columns(cached=pl.lit(True))]
+    fresh: list[pl.DataFrame] = []
     misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
     bar = Progress(requests.height, label=label, enabled=progress)
     bar.update(done=hits.height, cached=hits.height)
     try:
         if not misses.is_empty():
+            # Per-frame work stays minimal: at low concurrency every answer is its own frame.
             async for frame in send(misses):
                 frame = conform(frame)
                 if store is not None:
                     store.store(frame)  # as it arrives: a crash keeps what was paid for
-                frames.append(frame.with_columns(cached=pl.lit(False)))
-                errors = frame.select(pl.col("error").is_not_null().sum()).item()
+                fresh.append(frame)
+                errors = frame.height - frame["error"].null_count()
                 bar.update(done=frame.height, errors=errors, sent=frame.height)
     finally:
         bar.close()
-    results = pl.concat(frames).unique(subset="key", keep="first", maintain_order=True)
+    results = pl.concat(
+        [hits.with_columns(cached=pl.lit(True)),
+         pl.concat(fresh or [hits.clear()]).with_columns(cached=pl.lit(False))]
+    ).unique(subset="key", keep="first", maintain_order=True)  # fmt: skip
     lost = requests.select("key").join(results, on="key", how="anti")
     if not lost.is_empty():
         lost = lost.with_columns(

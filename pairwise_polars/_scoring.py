@@ -237,13 +237,19 @@ async def _judge_requests(
         judge.judge,
         store,
         schema=RESULT_SCHEMA,
-        conform=lambda frame: frame.select([pl.col(c).cast(t) for c, t in RESULT_SCHEMA.items()]),
+        conform=_conform_results,
         label="judging",
         progress=progress,
         # A judge that forgot a request must not make a pair vanish: it becomes an error row.
         lost_error="the judge returned no result for this request",
         lost_columns={"judge_model": judge.name},
     )
+
+
+def _conform_results(frame: pl.DataFrame) -> pl.DataFrame:
+    if frame.schema == RESULT_SCHEMA:  # the common case, checked first: it is per answer
+        return frame
+    return frame.select([pl.col(c).cast(t) for c, t in RESULT_SCHEMA.items()])
 
 
 def _join_back(
