@@ -1,0 +1,11 @@
+"""Large parquet runs offline: chunked scoring with bounded memory, parts, a journal, resume.
+
+:func:`score_parquet` plans the pairs from the key columns, scores them chunk by chunk through
+the same map as :func:`~pairwise_polars.score_pairs`, writes each chunk as a parquet part and
+records it in ``run.json``; rerunning the same call after a crash finishes the run without
+paying again for any judgement the cache holds.
+"""
+
+from pairwise_polars.offline._run import OfflineRun, ascore_parquet, score_parquet
+
+__all__ = ["OfflineRun", "ascore_parquet", "score_parquet"]

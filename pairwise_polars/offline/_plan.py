@@ -1,0 +1,150 @@
+"""Planning a large run: pair keys from a lazy scan, cut into chunks that never split a group.
+
+Only key columns are read to plan (group, role, dimension, ids: no text). Groups are taken in
+file order (by their first row), so when a group's rows sit together in the file, as runs are
+usually written, a chunk's rows are one contiguous range of the file and reading it decodes
+little more than those rows.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import DataSourceError
+from pairwise_polars._frames import _parquet_sources
+from pairwise_polars._pairs import form_pairs
+
+POS = "__pairwise_offline_pos"
+"""A row's position in the whole source (all files, in order)."""
+_FIRST, _LAST, _PAIRS, _CHUNK = (
+    f"__pairwise_offline_{n}" for n in ("first", "last", "pairs", "chunk")
+)
+_LO, _HI = "__pairwise_offline_lo", "__pairwise_offline_hi"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk: its groups, the source rows that hold them, and how many pairs they make."""
+
+    index: int
+    groups: pl.Series
+    first_row: int
+    last_row: int
+    n_pairs: int
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    files: list[str]
+    chunks: list[Chunk]
+    n_rows: int
+    n_pairs: int
+    n_groups: int
+    largest_group: int
+    digest: str
+    """A stable digest of every pair id (order-free): same source and pairing, same digest."""
+    rows_read: int
+    """Rows the chunks' row ranges cover together: about n_rows when each group's rows sit
+    together in the file, up to n_rows times the number of chunks when they are scattered."""
+
+
+def source_files(source: Any) -> list[str]:
+    """Expand a parquet file, directory, glob or list of them into a sorted file list."""
+    if isinstance(source, (str, os.PathLike)):
+        items = [source]
+    elif isinstance(source, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in source):
+        items = list(source)
+    else:
+        raise DataSourceError(
+            f"score_parquet reads parquet files; got {type(source).__name__}. Pass a file, a "
+            "directory, a glob such as 'runs/*.parquet', or a list of them. For a frame in "
+            "memory use score(...), or write it first with frame.write_parquet(path)."
+        )
+    if not items:
+        raise DataSourceError("score_parquet got an empty list of parquet files.")
+    files: list[str] = []
+    for path in _parquet_sources(items):  # validates existence, expands directories
+        if any(c in path for c in "*?["):
+            files.extend(sorted(glob.glob(path, recursive=True)))
+        else:
+            files.append(path)
+    return [str(Path(f).resolve()) for f in files]
+
+
+def file_fingerprint(files: list[str]) -> list[dict[str, Any]]:
+    """Size and modification time of every file: a rewritten file is a different input."""
+    out = []
+    for path in files:
+        stat = os.stat(path)
+        out.append({"path": path, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
+    return out
+
+
+def scan_source(files: list[str], id_column: str) -> pl.LazyFrame:
+    """The source with its global row position, and ``id_column`` filled from it when absent
+    (the same ids pairing a whole frame would give, so pair ids match an in-memory run)."""
+    scan = pl.scan_parquet(files).with_row_index(POS)
+    if id_column not in scan.collect_schema():
+        scan = scan.with_columns(pl.col(POS).cast(pl.Int64).alias(id_column))
+    return scan
+
+
+def plan_chunks(
+    scan: pl.LazyFrame, files: list[str], strategy: str, chunk_size: int, pairing: dict[str, Any]
+) -> RunPlan:
+    """Pair keys per group, groups in file order, cut into chunks of about ``chunk_size``
+    pairs: a chunk holds at most ``chunk_size + largest group - 1`` pairs."""
+    g = pairing.get("group_by", "group_id")
+    keys = form_pairs(scan, strategy, keys_only=True, **pairing)  # type: ignore[arg-type]
+    assert isinstance(keys, pl.LazyFrame)
+    pid = pl.col("pair_id")
+    per_group = keys.group_by(g).agg(
+        pl.len().alias(_PAIRS),
+        (pid % 4294967296).sum().alias(_LO),
+        (pid // 4294967296).sum().alias(_HI),
+    )
+    spans = scan.group_by(g).agg(pl.col(POS).min().alias(_FIRST), pl.col(POS).max().alias(_LAST))
+    per_group, spans, n_rows = pl.collect_all([per_group, spans, scan.select(pl.len())])
+    groups = (
+        per_group.join(spans, on=g, how="inner", nulls_equal=True)
+        .sort(_FIRST)
+        .with_columns(((pl.col(_PAIRS).cum_sum() - pl.col(_PAIRS)) // chunk_size).alias(_CHUNK))
+    )
+    chunks = [
+        Chunk(
+            i,
+            part[g],
+            int(part[_FIRST].min()),
+            int(part[_LAST].max()),  # type: ignore[arg-type]
+            int(part[_PAIRS].sum()),
+        )
+        for i, part in enumerate(groups.partition_by(_CHUNK, maintain_order=True))
+    ]
+    if not chunks:  # nothing to judge: one empty chunk still writes the (empty) scored frame
+        chunks = [Chunk(0, groups[g], 0, -1, 0)]
+    lo = int(groups[_LO].sum() or 0)
+    hi = int(groups[_HI].sum() or 0)
+    n_pairs = int(groups[_PAIRS].sum() or 0)
+    return RunPlan(
+        files=files,
+        chunks=chunks,
+        n_rows=int(n_rows.item()),
+        n_pairs=n_pairs,
+        n_groups=groups.height,
+        largest_group=int(groups[_PAIRS].max() or 0),
+        digest=f"{n_pairs:x}-{lo:x}-{hi:x}",
+        rows_read=sum(c.last_row - c.first_row + 1 for c in chunks),
+    )
+
+
+def read_chunk(scan: pl.LazyFrame, chunk: Chunk, group_by: str) -> pl.DataFrame:
+    """The source rows of one chunk's groups: a slice of the file, filtered to those groups."""
+    rows = scan.slice(chunk.first_row, chunk.last_row - chunk.first_row + 1)
+    return rows.filter(pl.col(group_by).is_in(chunk.groups.implode())).drop(POS).collect()

@@ -1,0 +1,381 @@
+"""score_parquet: a large parquet run scored chunk by chunk, with parts, a journal and resume.
+
+Each chunk goes through the public map (:func:`ascore_pairs`) with the run's one cache, so a
+chunk killed half-way keeps the judgements it paid for, and the rerun finds them there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import time
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._aggregate import aggregate
+from pairwise_polars._cache import JudgementCache, open_cache
+from pairwise_polars._errors import PairwiseWarning, RunStateError
+from pairwise_polars._pairs import SKIP_REASON, form_pairs
+from pairwise_polars._scoring import CacheLike, MetricsLike, _default_judge, _identity, ascore_pairs
+from pairwise_polars._sync import run_sync
+from pairwise_polars.judges._protocol import Judge
+from pairwise_polars.metrics import Metric, pairwise_metrics
+from pairwise_polars.offline._journal import (
+    SUMMARY,
+    Journal,
+    locked,
+    open_journal,
+    part_name,
+    write_atomically,
+)
+from pairwise_polars.offline._plan import (
+    POS,
+    Chunk,
+    RunPlan,
+    file_fingerprint,
+    plan_chunks,
+    read_chunk,
+    scan_source,
+    source_files,
+)
+from pairwise_polars.offline._progress import CountingJudge, RunProgress
+
+TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
+"""Left out of the scored parts unless ``keep_text=True``: the source holds them (join on
+``id_a`` / ``id_b``), and writing them again would cost more than the pairing itself."""
+DEFAULT_CHUNK_SIZE = 50_000
+
+
+@dataclass(frozen=True)
+class OfflineRun:
+    """What :func:`score_parquet` did. The scored frame is on disk: :meth:`scored`."""
+
+    destination: Path
+    n_pairs: int
+    n_chunks: int
+    chunks_resumed: int
+    """Chunks found finished in the destination and not scored again."""
+    judged: int
+    """Judge answers received by this call (cache hits not included)."""
+    from_cache: int
+    """Scored rows of this call whose judgement came from the cache."""
+    errors: int
+    """Scored rows with an error (judge failures and pairs that could not be judged)."""
+    seconds: float
+    summary: pl.DataFrame
+
+    def scored(self) -> pl.LazyFrame:
+        """The scored frame, read lazily from the parts."""
+        return pl.scan_parquet(self.destination / "scored" / "part-*.parquet")
+
+
+async def ascore_parquet(
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    destination: str | os.PathLike[str],
+    metrics: MetricsLike = "pairwise-bias",
+    *,
+    judge: Judge | None = None,
+    strategy: str = "group",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    both_orders: bool = False,
+    cache: CacheLike = True,
+    progress: bool = True,
+    overwrite: bool = False,
+    keep_text: bool = False,
+    **pairing: Any,
+) -> OfflineRun:
+    """Async twin of :func:`score_parquet`."""
+    started = time.monotonic()
+    if not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
+    resolved = pairwise_metrics(metrics)
+    judge = _default_judge(judge)
+    destination = Path(destination)
+    files = source_files(source)
+    scan = scan_source(files, pairing.get("id", "id"))
+    # Every column and option problem surfaces now, before the first judge call.
+    schema = {n: t for n, t in scan.collect_schema().items() if n != POS}
+    form_pairs(pl.DataFrame(schema=schema), strategy, **pairing)
+    plan = plan_chunks(scan, files, strategy, chunk_size, pairing)
+    _warn_if_scattered(plan, pairing.get("group_by", "group_id"))
+    fingerprint = _fingerprint(
+        plan, strategy, pairing, resolved, judge, both_orders, chunk_size, keep_text
+    )
+    info = {
+        "created_by": f"pairwise_polars {_package_version()}",
+        "source_paths": files,
+        "n_pairs": plan.n_pairs,
+        "largest_group_pairs": plan.largest_group,
+    }
+    bar = RunProgress(plan.n_pairs, len(plan.chunks), enabled=progress)
+    with locked(destination):
+        journal = open_journal(
+            destination, fingerprint, len(plan.chunks), info, overwrite=overwrite
+        )
+        store = open_cache(cache) if getattr(judge, "cacheable", True) else None
+        run = _Run(scan, strategy, pairing, resolved, both_orders, keep_text, store, journal, bar)
+        try:
+            todo = run.resume(plan.chunks)
+            submitting = getattr(judge, "submitting", None)
+            if callable(submitting) and len(todo) > 1:
+                # A Batch API judge: submit every chunk first so the batches run side by side,
+                # then collect chunk by chunk (the judge polls the batches it submitted).
+                await run.submit(todo, submitting())
+            await run.score(todo, CountingJudge(judge, bar))
+            summary = aggregate(pl.scan_parquet(journal.parts()), group_by=run.group_by)
+            write_atomically(destination / SUMMARY, summary.write_parquet)
+            journal.mark_finished()
+        finally:
+            bar.close()
+            if store is not None and store is not cache:
+                store.close()
+    return OfflineRun(
+        destination=destination,
+        n_pairs=plan.n_pairs,
+        n_chunks=len(plan.chunks),
+        chunks_resumed=run.resumed,
+        judged=bar.answered,
+        from_cache=run.from_cache,
+        errors=run.errors,
+        seconds=time.monotonic() - started,
+        summary=summary,
+    )
+
+
+def score_parquet(
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    destination: str | os.PathLike[str],
+    metrics: MetricsLike = "pairwise-bias",
+    *,
+    judge: Judge | None = None,
+    strategy: str = "group",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    both_orders: bool = False,
+    cache: CacheLike = True,
+    progress: bool = True,
+    overwrite: bool = False,
+    keep_text: bool = False,
+    **pairing: Any,
+) -> OfflineRun:
+    """Score a large parquet run in chunks with bounded memory; resumable after any crash.
+
+    ``source`` is a parquet file, a directory, a glob or a list of them, read lazily. Pairs are
+    planned from the key columns, then scored ``chunk_size`` pairs at a time (a chunk never
+    splits a group, so it holds at most ``chunk_size`` + the largest group's pairs), each chunk
+    written as ``destination/scored/part-<chunk>.parquet`` and recorded in
+    ``destination/run.json``. Running the same call again after a crash finishes the run,
+    skipping finished chunks and taking paid judgements from the cache; a call with another
+    source, pairing, metrics, judge or chunk size is refused with :class:`RunStateError`
+    unless ``overwrite=True``. At the end ``destination/summary.parquet`` holds
+    :func:`aggregate` of the parts (by dimension). Parts carry the scored frame without the
+    input/output texts unless ``keep_text=True``. ``pairing`` keywords go to
+    :func:`form_pairs`.
+
+    >>> import pathlib, tempfile
+    >>> import polars as pl
+    >>> from pairwise_polars.offline import score_parquet
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"group_id": [1, 1, 2, 2], "role": ["reference", "variant"] * 2,
+    ...     "dimension": "gender", "input": "Describe Sam.",
+    ...     "output": ["Kind.", "Kind.", "Kind.", "Rude."]}).write_parquet(folder / "run.parquet")
+    >>> run = score_parquet(folder / "run.parquet", folder / "out", progress=False)
+    >>> run.scored().select("group_id", "score").sort("group_id").collect().rows()
+    [(1, 0.0), (2, 1.0)]
+    >>> sorted(p.name for p in (folder / "out").iterdir() if not p.name.startswith("."))
+    ['run.json', 'scored', 'summary.parquet']
+    """
+    return run_sync(
+        ascore_parquet(
+            source,
+            destination,
+            metrics,
+            judge=judge,
+            strategy=strategy,
+            chunk_size=chunk_size,
+            both_orders=both_orders,
+            cache=cache,
+            progress=progress,
+            overwrite=overwrite,
+            keep_text=keep_text,
+            **pairing,
+        )
+    )
+
+
+@dataclass
+class _Run:
+    """The chunk loop of one call: pairs in, scored parts and journal entries out."""
+
+    scan: pl.LazyFrame
+    strategy: str
+    pairing: dict[str, Any]
+    metrics: list[Metric]
+    both_orders: bool
+    keep_text: bool
+    store: JudgementCache | None
+    journal: Journal
+    bar: RunProgress
+    resumed: int = 0
+    from_cache: int = 0
+    errors: int = 0
+
+    @property
+    def group_by(self) -> str:
+        return self.pairing.get("group_by", "group_id")
+
+    def resume(self, chunks: list[Chunk]) -> list[Chunk]:
+        """The chunks still to score; the finished ones are counted as resumed."""
+        todo = []
+        for chunk in chunks:
+            if chunk.index in self.journal.chunks:
+                self.resumed += 1
+                self.bar.resume(chunk.index, chunk.n_pairs)
+            else:
+                todo.append(chunk)
+        return todo
+
+    async def _scored(self, pairs: pl.DataFrame, judge: Any) -> pl.DataFrame:
+        return await ascore_pairs(
+            pairs,
+            self.metrics,  # type: ignore[arg-type]
+            judge=judge,
+            both_orders=self.both_orders,
+            cache=self.store if self.store is not None else False,
+            progress=False,
+        )
+
+    async def submit(self, chunks: list[Chunk], submitter: Any) -> None:
+        async with contextlib.aclosing(self._read_ahead(chunks)) as read:
+            async for chunk, pairs in read:
+                self.bar.start_chunk(chunk.index, phase="submitting chunk")
+                await self._scored(pairs, submitter)  # submits; the results are collected later
+
+    async def score(self, chunks: list[Chunk], judge: Any) -> None:
+        async with contextlib.aclosing(self._read_ahead(chunks)) as read:
+            async for chunk, pairs in read:
+                self.bar.start_chunk(chunk.index)
+                scored = await self._scored(pairs, judge)
+                if not self.keep_text:
+                    scored = scored.drop(TEXT_COLUMNS, strict=False)
+                destination = self.journal.destination
+                write_atomically(destination / part_name(chunk.index), scored.write_parquet)
+                counts = scored.select(
+                    cached=pl.col("cached").sum(),
+                    errors=pl.col("error").is_not_null().sum(),
+                    not_judged=pl.col(SKIP_REASON).is_not_null().sum(),
+                ).row(0, named=True)
+                self.journal.mark_done(
+                    chunk.index,
+                    {
+                        "pairs": pairs.height,
+                        "scored_rows": scored.height,
+                        "from_cache": counts["cached"],
+                        "errors": counts["errors"],
+                    },
+                )
+                self.from_cache += counts["cached"]
+                self.errors += counts["errors"]
+                self.bar.chunk_done(pairs.height, counts["cached"], counts["not_judged"])
+
+    async def _read_ahead(self, chunks: list[Chunk]) -> AsyncIterator[tuple[Chunk, pl.DataFrame]]:
+        """Each chunk with its pairs; the next chunk is read and paired in a worker thread
+        while the caller scores this one (polars releases the GIL): reading costs little wall
+        time, and at most two chunks' pairs are held at once."""
+
+        def read(chunk: Chunk) -> asyncio.Future[pl.DataFrame]:
+            pairs = asyncio.to_thread(_chunk_pairs, self.scan, chunk, self.strategy, self.pairing)
+            return asyncio.ensure_future(pairs)
+
+        upcoming = read(chunks[0]) if chunks else None
+        try:
+            for i, chunk in enumerate(chunks):
+                assert upcoming is not None
+                pairs = await upcoming
+                upcoming = read(chunks[i + 1]) if i + 1 < len(chunks) else None
+                yield chunk, pairs
+                del pairs
+        finally:
+            if upcoming is not None:
+                upcoming.cancel()
+
+
+def _chunk_pairs(
+    scan: pl.LazyFrame, chunk: Chunk, strategy: str, pairing: dict[str, Any]
+) -> pl.DataFrame:
+    rows = read_chunk(scan, chunk, pairing.get("group_by", "group_id"))
+    pairs = form_pairs(rows, strategy, **pairing)
+    assert isinstance(pairs, pl.DataFrame)
+    if pairs.height != chunk.n_pairs:
+        raise RunStateError(
+            f"Chunk {chunk.index} has {pairs.height} pairs where the plan counted "
+            f"{chunk.n_pairs}: the source changed while the run was going. Rerun once the files "
+            "are final (finished chunks are kept if they still match)."
+        )
+    return pairs
+
+
+def _warn_if_scattered(plan: RunPlan, group_by: str) -> None:
+    if len(plan.chunks) > 1 and plan.rows_read > 3 * plan.n_rows:
+        warnings.warn(
+            f"The rows of a group are scattered over the source, so each of the "
+            f"{len(plan.chunks)} chunks reads about {plan.rows_read // len(plan.chunks):,} of "
+            f"its {plan.n_rows:,} rows. The run works, but reads the text many times: sort "
+            f"the source by {group_by!r} once (pl.scan_parquet(source).sort({group_by!r})"
+            ".sink_parquet(path)), or raise chunk_size.",
+            PairwiseWarning,
+            stacklevel=3,
+        )
+
+
+def _fingerprint(
+    plan: RunPlan,
+    strategy: str,
+    pairing: dict[str, Any],
+    metrics: list[Metric],
+    judge: Judge,
+    both_orders: bool,
+    chunk_size: int,
+    keep_text: bool,
+) -> dict[str, Any]:
+    return {
+        "source": [{k: f[k] for k in ("size", "mtime_ns")} for f in file_fingerprint(plan.files)],
+        "pairs": {
+            "n_rows": plan.n_rows,
+            "n_pairs": plan.n_pairs,
+            "n_groups": plan.n_groups,
+            "digest": plan.digest,
+        },
+        "strategy": strategy,
+        "pairing": {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(pairing.items())},
+        "metrics": [_metric_fingerprint(m) for m in metrics],
+        "judge": {"name": judge.name, "identity": _identity(judge)},
+        "both_orders": both_orders,
+        "chunk_size": chunk_size,
+        "keep_text": keep_text,
+    }
+
+
+def _metric_fingerprint(metric: Metric) -> dict[str, Any]:
+    templates = hashlib.sha256(f"{metric.system}\x1f{metric.user}".encode()).hexdigest()[:16]
+    return {
+        "name": metric.name,
+        "version": metric.version,
+        "max_score": metric.max_score,
+        "params": dict(metric.params),
+        "templates": templates,
+    }
+
+
+def _package_version() -> str:
+    try:
+        return version("pairwise-polars")
+    except PackageNotFoundError:
+        return "unknown"
