@@ -11,12 +11,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
-from . import _replies
+from . import _batches, _replies
+from ._batches import BatchBackend, BatchSettings
 from ._faults import Faults
 
 ReplyHook = Callable[[dict[str, Any]], "str | dict[str, Any] | None"]
@@ -35,7 +36,12 @@ class ServerStats:
     ``outcomes`` counts chat-completion requests by how they were answered: ``ok``, ``400``,
     ``401``, ``404``, ``429``, ``quota``, ``500``, ``timeout``, ``malformed``, ``off_rubric``,
     ``connection_drop`` (a Counter: absent outcomes read 0). ``request_hashes`` counts each
-    distinct request body (canonical JSON, so key order does not matter), retries included.
+    distinct request body (canonical JSON, so key order does not matter), retries included,
+    whether it came as a chat request or as a line of a processed batch: a count above one
+    means that request was paid for again. ``batch_calls`` counts Batch API calls by route
+    (``files.create``, ``files.retrieve``, ``files.content``, ``batches.create``,
+    ``batches.retrieve``, ``batches.list``, ``batches.cancel``); ``batch_outcomes`` counts
+    processed batch lines like ``outcomes``.
 
     Example:
         >>> from pairwise_polars.testing import TestServer
@@ -50,6 +56,8 @@ class ServerStats:
     request_hashes: Counter[str]
     in_flight: int
     max_in_flight: int
+    batch_calls: Counter[str] = field(default_factory=Counter)
+    batch_outcomes: Counter[str] = field(default_factory=Counter)
 
     @property
     def unique_requests(self) -> int:
@@ -75,6 +83,13 @@ class TestServer:
     before answers that reach the "model" (ok, 500, malformed, off_rubric, connection_drop);
     400/401/404/429 answer at once. ``faults``, ``latency`` and ``reply`` may be reassigned
     while serving.
+
+    The Batch API is served too (``/v1/files``, ``/v1/batches``; settings in ``batch``, a
+    ``BatchSettings`` from :mod:`pairwise_polars.testing._batches`): a batch finishes
+    ``batch.delay`` seconds after it is created, its lines answered like chat requests (the
+    same ``faults`` draws give per-line errors), or fails or expires as a whole when
+    ``batch.outcome`` says so. Files and batches live in memory (``server.batches``) until
+    ``reset()``; ``batch`` may be reassigned while serving (it applies to new batches).
 
     Example:
         >>> import json, openai
@@ -104,6 +119,7 @@ class TestServer:
         seed: int = 0,
         supports_json_schema: bool = True,
         reply: ReplyHook | None = None,
+        batch: BatchSettings | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -114,7 +130,9 @@ class TestServer:
         self.reply = reply
         self.supports_json_schema = supports_json_schema
         self.host = host
-        self._initial = (latency, faults, reply)
+        self.batch = batch or BatchSettings()
+        self.batches = BatchBackend(self)
+        self._initial = (latency, faults, reply, self.batch)
         # Only the expected header value is kept, so the key never shows in a repr or a dump.
         self._expected_auth = None if api_key is None else f"Bearer {api_key}"
         self._models = None if models is None else frozenset(models)
@@ -223,10 +241,11 @@ class TestServer:
             await runner.cleanup()
 
     def _app(self) -> web.Application:
-        # Every route in one place; the Batch API (/v1/files, /v1/batches) belongs here later.
-        app = web.Application()
+        # Every route in one place.
+        app = web.Application(client_max_size=256 * 2**20)  # batch input files: up to 200 MB
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._list_models)
+        self.batches.add_routes(app)
         app.router.add_route("*", "/{tail:.*}", self._unknown_route)
         return app
 
@@ -242,6 +261,8 @@ class TestServer:
                 request_hashes=Counter(self._hashes),
                 in_flight=self._in_flight,
                 max_in_flight=self._max_in_flight,
+                batch_calls=Counter(self._batch_calls),
+                batch_outcomes=Counter(self._batch_outcomes),
             )
 
     def reset_stats(self) -> None:
@@ -252,9 +273,11 @@ class TestServer:
             self._in_flight = self._max_in_flight = in_flight
 
     def reset(self) -> None:
-        """Back to the constructor's latency, faults and reply, a fresh seed, zero counters."""
-        self.latency, self.faults, self.reply = self._initial
+        """Back to the constructor's latency, faults, reply and batch settings, a fresh seed,
+        zero counters, no files and no batches."""
+        self.latency, self.faults, self.reply, self.batch = self._initial
         self._rng = random.Random(self._seed)
+        self.batches.clear()
         self.reset_stats()
 
     def _zero_stats(self) -> None:
@@ -265,6 +288,8 @@ class TestServer:
         self._max_in_flight = 0
         self._seq = 0
         self._off_rubric_seen = 0
+        self._batch_calls: Counter[str] = Counter()
+        self._batch_outcomes: Counter[str] = Counter()
 
     def _record(self, outcome: str) -> None:
         with self._lock:
@@ -289,10 +314,7 @@ class TestServer:
         except ValueError:
             return self._fail(400, "We could not parse the JSON body of your request.", param=None)
         if isinstance(body, dict):
-            canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-            body_hash = hashlib.blake2b(canonical, digest_size=16).hexdigest()
-            with self._lock:
-                self._hashes[body_hash] += 1
+            self._count_body(body)
 
         if (
             self._expected_auth is not None
@@ -354,7 +376,49 @@ class TestServer:
             return web.Response(status=500)
         return self._completion(body, model, fault)
 
+    def _count_body(self, body: dict[str, Any]) -> None:
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+        body_hash = hashlib.blake2b(canonical, digest_size=16).hexdigest()
+        with self._lock:
+            self._hashes[body_hash] += 1
+
+    def answer_line(self, body: object) -> tuple[int, dict[str, Any]]:
+        """``(status, JSON body)`` for one batch line: the chat endpoint's answer at once (no
+        latency), with the same validation and the same seeded fault draw per line."""
+        if isinstance(body, dict):
+            self._count_body(body)
+        problem = _invalid_body(body)
+        if problem is not None:
+            return self._line_outcome("400", 400, _error_body(problem[1], param=problem[0],
+                                                              kind="invalid_request_error"))
+        assert isinstance(body, dict)
+        model = body["model"]
+        if self._models is not None and model not in self._models:
+            return self._line_outcome("404", *_batches.line_error("404", model))
+        fault = self.faults.pick(self._rng)
+        if fault not in (None, "malformed", "off_rubric"):
+            return self._line_outcome(fault, *_batches.line_error(fault, model))
+        payload = self._completion_payload(body, model, fault, record=False)
+        return self._line_outcome(fault or "ok", 200, payload)
+
+    def _line_outcome(
+        self, outcome: str, status: int, body: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self._batch_outcomes[outcome] += 1
+        return status, body
+
+    def _count_batch_call(self, route: str) -> None:
+        with self._lock:
+            self._batch_calls[route] += 1
+
     def _completion(self, body: dict[str, Any], model: str, fault: str | None) -> web.Response:
+        payload = self._completion_payload(body, model, fault)
+        return web.Response(body=json.dumps(payload).encode(), headers=_JSON_HEADERS)
+
+    def _completion_payload(
+        self, body: dict[str, Any], model: str, fault: str | None, *, record: bool = True
+    ) -> dict[str, Any]:
         messages = body["messages"]
         texts = [_replies.message_text(message) for message in messages]
         is_judge = _replies.wants_verdict(body, texts)
@@ -378,7 +442,7 @@ class TestServer:
                 content = _replies.verdict(_replies.hashed_score(messages, texts, scale), scale)
             else:
                 content = _replies.plain_answer(messages, texts)
-        if fault != "timeout":  # a timeout that was waited out is still counted as a timeout
+        if record and fault != "timeout":  # a timeout waited out still counts as a timeout
             self._record(fault or "ok")
 
         with self._lock:
@@ -386,7 +450,7 @@ class TestServer:
             seq = self._seq
         prompt_tokens = _replies.token_estimate(sum(map(len, texts)))
         completion_tokens = _replies.token_estimate(len(content))
-        payload = {
+        return {
             "id": f"chatcmpl-test-{seq}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -406,7 +470,6 @@ class TestServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-        return web.Response(body=json.dumps(payload).encode(), headers=_JSON_HEADERS)
 
     async def _list_models(self, request: web.Request) -> web.Response:
         names = sorted(self._models) if self._models is not None else ["test-judge"]
@@ -417,7 +480,8 @@ class TestServer:
     async def _unknown_route(self, request: web.Request) -> web.Response:
         return _json_response(404, _error_body(
             f"Unknown request URL: {request.method} {request.path}. "
-            "This test server serves POST /v1/chat/completions and GET /v1/models.",
+            "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
+            "and /v1/batches.",
             kind="invalid_request_error", code="unknown_url",
         ))
 
