@@ -27,9 +27,10 @@ from pairwise_polars.counterfactual import (
     collect_responses,
     counterfactuals,
 )
-from pairwise_polars.judges import Judge, OfflineJudge, OpenAIJudge
+from pairwise_polars.judges import Judge, OfflineJudge, OpenAIBatchJudge, OpenAIJudge
 from pairwise_polars.judges._offline import offline_scores
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
+from pairwise_polars.offline import OfflineRun, ascore_parquet, score_parquet
 
 __version__ = "0.1.0"
 
@@ -47,6 +48,8 @@ __all__ = [
     "Metric",
     "MetricError",
     "OfflineJudge",
+    "OfflineRun",
+    "OpenAIBatchJudge",
     "OpenAIJudge",
     "OpenAITarget",
     "PairwiseError",
@@ -59,6 +62,7 @@ __all__ = [
     "aggregate",
     "ascore",
     "ascore_pairs",
+    "ascore_parquet",
     "check_groups",
     "collect_responses",
     "counterfactuals",
@@ -72,4 +76,5 @@ __all__ = [
     "plan",
     "score",
     "score_pairs",
+    "score_parquet",
 ]

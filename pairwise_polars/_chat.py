@@ -131,8 +131,11 @@ class ChatEndpoint:
     ) -> AsyncIterator[list[dict[str, Any]]]:
         """Send ``(key, chat_json, extra)`` items; yield lists of result rows as they finish.
 
-        Everything finished is yielded before a fatal error is raised as JudgeError."""
+        Everything finished is yielded before a fatal error is raised as JudgeError. A slot is
+        freed only when the caller has taken a result (and stored it), so requests sent but not
+        yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
         rows = iter(items)
+        slots = asyncio.Semaphore(self.max_concurrency)
         done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         state = RunState(
             structured=structured,
@@ -142,9 +145,13 @@ class ChatEndpoint:
         async with self._client() as client:
 
             async def worker() -> None:
-                for key, messages, extra in rows:
-                    if state.stopped:
+                while True:
+                    await slots.acquire()
+                    item = None if state.stopped else next(rows, None)
+                    if item is None:
+                        slots.release()
                         return
+                    key, messages, extra = item
                     try:
                         done.put_nowait(await self._one(client, state, key, messages, extra))
                     except Stop as stop:
@@ -171,6 +178,8 @@ class ChatEndpoint:
                     results = [b for b in batch if not isinstance(b, BaseException)]
                     if results:
                         yield results
+                    for _ in batch:  # taken (and stored) by the caller: their slots are free
+                        slots.release()
                 if fatal is not None:
                     raise fatal
             finally:

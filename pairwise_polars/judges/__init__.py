@@ -1,7 +1,7 @@
 """Judges: anything with one async batch method (see :class:`Judge`).
 
-``OpenAIJudge`` talks to any OpenAI-compatible chat endpoint; ``OfflineJudge`` is the embedded,
-key-free heuristic default.
+``OpenAIJudge`` talks to any OpenAI-compatible chat endpoint, ``OpenAIBatchJudge`` to the OpenAI
+Batch API; ``OfflineJudge`` is the embedded, key-free heuristic default.
 """
 
 from pairwise_polars.judges._openai import OpenAIJudge
@@ -9,12 +9,24 @@ from pairwise_polars.judges._protocol import REQUEST_SCHEMA, RESULT_SCHEMA, Judg
 
 
 def __getattr__(name: str) -> object:
-    # The offline judge imports its pattern tables on first use only.
+    # Imported on first use: the offline judge's pattern tables are built at import, and the
+    # batch judge needs the cache module, which itself reads this package's schemas.
     if name == "OfflineJudge":
         from pairwise_polars.judges._offline import OfflineJudge
 
         return OfflineJudge
+    if name == "OpenAIBatchJudge":
+        from pairwise_polars.judges._batch import OpenAIBatchJudge
+
+        return OpenAIBatchJudge
     raise AttributeError(name)
 
 
-__all__ = ["REQUEST_SCHEMA", "RESULT_SCHEMA", "Judge", "OfflineJudge", "OpenAIJudge"]
+__all__ = [
+    "REQUEST_SCHEMA",
+    "RESULT_SCHEMA",
+    "Judge",
+    "OfflineJudge",
+    "OpenAIBatchJudge",
+    "OpenAIJudge",
+]

@@ -50,6 +50,8 @@ class Judge(Protocol):
     render the metric templates; False for judges working on the raw texts), ``cacheable``
     (default True: store successful results in the cache) and ``identity`` (a dict of the model
     and parameters that change answers: part of the cache key; default ``{"name": name}``).
+    ``score_parquet`` also looks for ``submitting()``: a judge that only submits its requests
+    (e.g. to the Batch API) so that every chunk can be submitted before any is collected.
     """
 
     name: str

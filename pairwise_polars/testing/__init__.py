@@ -19,8 +19,17 @@ Run one from a shell with ``python -m pairwise_polars.testing --port 8000 --late
 Pytest fixtures live in :mod:`pairwise_polars.testing.fixtures` (imports pytest).
 """
 
+from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
 from ._server import ReplyHook, ServerStats, TestServer
 
-__all__ = ["FaultName", "Faults", "ReplyHook", "ServerStats", "TestServer", "serve"]
+__all__ = [
+    "BatchSettings",
+    "FaultName",
+    "Faults",
+    "ReplyHook",
+    "ServerStats",
+    "TestServer",
+    "serve",
+]

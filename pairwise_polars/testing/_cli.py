@@ -23,20 +23,39 @@ def _parser() -> argparse.ArgumentParser:
     add("--port", type=int, default=8000, help="port; 0 picks a free one (default: %(default)s)")
     add("--latency", type=float, default=0.0, help="seconds before each answer (default: 0)")
     add("--api-key", default=None, help="require this bearer key (default: accept any)")
-    add("--model", action="append", dest="models", metavar="NAME",
-        help="accept only this model; repeat for several (default: any)")
+    add(
+        "--model",
+        action="append",
+        dest="models",
+        metavar="NAME",
+        help="accept only this model; repeat for several (default: any)",
+    )
     add("--seed", type=int, default=0, help="seed of the fault draws (default: 0)")
-    add("--no-json-schema", action="store_true",
-        help="answer response_format json_schema with a 400, like older servers")
+    add(
+        "--no-json-schema",
+        action="store_true",
+        help="answer response_format json_schema with a 400, like older servers",
+    )
     faults = parser.add_argument_group("faults (rates are per request, in [0, 1])")
     for name in ("429", "500", "timeout", "malformed", "off-rubric", "connection-drop"):
         faults.add_argument(f"--rate-{name}", type=float, default=0.0, metavar="RATE")
-    faults.add_argument("--retry-after", type=float, default=0.05, metavar="SECONDS",
-                        help="Retry-After of a 429 (default: %(default)s)")
-    faults.add_argument("--timeout-delay", type=float, default=30.0, metavar="SECONDS",
-                        help="how long a timeout fault stalls (default: %(default)s)")
-    faults.add_argument("--always", choices=FAULT_NAMES, default=None,
-                        help="apply this fault to every request")
+    faults.add_argument(
+        "--retry-after",
+        type=float,
+        default=0.05,
+        metavar="SECONDS",
+        help="Retry-After of a 429 (default: %(default)s)",
+    )
+    faults.add_argument(
+        "--timeout-delay",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a timeout fault stalls (default: %(default)s)",
+    )
+    faults.add_argument(
+        "--always", choices=FAULT_NAMES, default=None, help="apply this fault to every request"
+    )
     return parser
 
 
@@ -50,14 +69,24 @@ def serve(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         faults = Faults(
-            rate_429=args.rate_429, retry_after=args.retry_after, rate_500=args.rate_500,
-            rate_timeout=args.rate_timeout, timeout_delay=args.timeout_delay,
-            rate_malformed=args.rate_malformed, rate_off_rubric=args.rate_off_rubric,
-            rate_connection_drop=args.rate_connection_drop, always=args.always,
+            rate_429=args.rate_429,
+            retry_after=args.retry_after,
+            rate_500=args.rate_500,
+            rate_timeout=args.rate_timeout,
+            timeout_delay=args.timeout_delay,
+            rate_malformed=args.rate_malformed,
+            rate_off_rubric=args.rate_off_rubric,
+            rate_connection_drop=args.rate_connection_drop,
+            always=args.always,
         )
         server = TestServer(
-            latency=args.latency, faults=faults, api_key=args.api_key, models=args.models,
-            seed=args.seed, supports_json_schema=not args.no_json_schema, host=args.host,
+            latency=args.latency,
+            faults=faults,
+            api_key=args.api_key,
+            models=args.models,
+            seed=args.seed,
+            supports_json_schema=not args.no_json_schema,
+            host=args.host,
             port=args.port,
         )
     except ValueError as exc:

@@ -21,7 +21,15 @@ _RATED: tuple[tuple[str, FaultName], ...] = (
     ("rate_connection_drop", "connection_drop"),
 )
 FAULT_NAMES: tuple[FaultName, ...] = (
-    "401", "404", "429", "quota", "500", "timeout", "malformed", "off_rubric", "connection_drop"
+    "401",
+    "404",
+    "429",
+    "quota",
+    "500",
+    "timeout",
+    "malformed",
+    "off_rubric",
+    "connection_drop",
 )
 
 

@@ -19,9 +19,7 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            part.get("text", "") for part in content if isinstance(part, dict)
-        )
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
     return ""
 
 
@@ -86,8 +84,11 @@ def off_rubric(scale: list[int] | tuple[int, int], nth: int) -> str:
 
 def plain_answer(messages: list[dict[str, Any]], texts: list[str]) -> str:
     last_user = next(
-        (text for message, text in zip(reversed(messages), reversed(texts), strict=True)
-         if message.get("role") == "user"),
+        (
+            text
+            for message, text in zip(reversed(messages), reversed(texts), strict=True)
+            if message.get("role") == "user"
+        ),
         "",
     )
     return f"Here is my answer to: {last_user[:60]}"

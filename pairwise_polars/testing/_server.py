@@ -168,7 +168,9 @@ class TestServer:
             return self
         ready: concurrent.futures.Future[int] = concurrent.futures.Future()
         self._thread = threading.Thread(
-            target=self._serve_in_thread, args=(ready,), name="pairwise-polars-test-server",
+            target=self._serve_in_thread,
+            args=(ready,),
+            name="pairwise-polars-test-server",
             daemon=True,
         )
         self._thread.start()
@@ -389,8 +391,9 @@ class TestServer:
             self._count_body(body)
         problem = _invalid_body(body)
         if problem is not None:
-            return self._line_outcome("400", 400, _error_body(problem[1], param=problem[0],
-                                                              kind="invalid_request_error"))
+            return self._line_outcome(
+                "400", 400, _error_body(problem[1], param=problem[0], kind="invalid_request_error")
+            )
         assert isinstance(body, dict)
         model = body["model"]
         if self._models is not None and model not in self._models:
@@ -473,17 +476,23 @@ class TestServer:
 
     async def _list_models(self, request: web.Request) -> web.Response:
         names = sorted(self._models) if self._models is not None else ["test-judge"]
-        data = [{"id": name, "object": "model", "created": 0, "owned_by": "pairwise-polars"}
-                for name in names]
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": "pairwise-polars"}
+            for name in names
+        ]
         return _json_response(200, {"object": "list", "data": data})
 
     async def _unknown_route(self, request: web.Request) -> web.Response:
-        return _json_response(404, _error_body(
-            f"Unknown request URL: {request.method} {request.path}. "
-            "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
-            "and /v1/batches.",
-            kind="invalid_request_error", code="unknown_url",
-        ))
+        return _json_response(
+            404,
+            _error_body(
+                f"Unknown request URL: {request.method} {request.path}. "
+                "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
+                "and /v1/batches.",
+                kind="invalid_request_error",
+                code="unknown_url",
+            ),
+        )
 
     # -- error answers ---------------------------------------------------------------------
 
@@ -499,8 +508,9 @@ class TestServer:
         headers: dict[str, str] | None = None,
     ) -> web.Response:
         self._record(outcome or str(status))
-        return _json_response(status, _error_body(message, kind=kind, param=param, code=code),
-                              headers)
+        return _json_response(
+            status, _error_body(message, kind=kind, param=param, code=code), headers
+        )
 
     def _auth_error(self) -> web.Response:
         return self._fail(401, "Incorrect API key provided.", code="invalid_api_key")

@@ -124,11 +124,9 @@ def test_kill_9_mid_run_then_resume(tmp_path: Path) -> None:
     repeats = sum(n - 1 for n in stats.request_hashes.values() if n > 1)
     assert repeats == sent_before_kill - stored_at_kill
     assert stats.requests == stats.unique_requests + repeats
-    # Those are the requests in flight at the kill (at most one per concurrent slot) plus any
-    # answers still queued behind the frame being stored. The chat engine does not yet hold a
-    # slot until an answer is stored; with that change (see the offline issue's report) the
-    # bound is CONCURRENCY. Measured without it: 8-9 at CONCURRENCY = 8.
-    assert repeats <= 2 * CONCURRENCY
+    # Those are the requests in flight at the kill: the chat engine frees a slot only once an
+    # answer is stored, so at most one per concurrent slot.
+    assert repeats <= CONCURRENCY
     assert run.judged == stats.requests - sent_before_kill
 
     key = ["pair_id", "metric"]

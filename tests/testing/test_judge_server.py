@@ -31,15 +31,21 @@ USER = [{"role": "user", "content": "Is the sky blue?"}]
 
 
 def schema_format(maximum: int = 4, **score: Any) -> dict[str, Any]:
-    properties = {"score": {"type": "integer", "minimum": 0, "maximum": maximum, **score},
-                  "reason": {"type": "string"}}
+    properties = {
+        "score": {"type": "integer", "minimum": 0, "maximum": maximum, **score},
+        "reason": {"type": "string"},
+    }
     return {
         "type": "json_schema",
         "json_schema": {
             "name": "verdict",
             "strict": True,
-            "schema": {"type": "object", "properties": properties,
-                       "required": ["score", "reason"], "additionalProperties": False},
+            "schema": {
+                "type": "object",
+                "properties": properties,
+                "required": ["score", "reason"],
+                "additionalProperties": False,
+            },
         },
     }
 
@@ -67,8 +73,9 @@ async def client_for(
         yield client
 
 
-async def ask(server: TestServer, transport: str = "httpx", *, client_kwargs: Any = None,
-              **request: Any) -> Any:
+async def ask(
+    server: TestServer, transport: str = "httpx", *, client_kwargs: Any = None, **request: Any
+) -> Any:
     request.setdefault("model", "judge-model")
     request.setdefault("messages", USER)
     async with client_for(server, transport, **(client_kwargs or {})) as client:
@@ -84,8 +91,14 @@ def content_of(completion: Any) -> str:
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_judge_reply_is_a_verdict_within_the_schema(judge: TestServer, transport: str) -> None:
-    completion = run(ask(judge, transport, messages=pair_messages("yes", "no"),
-                         response_format=schema_format(maximum=10)))
+    completion = run(
+        ask(
+            judge,
+            transport,
+            messages=pair_messages("yes", "no"),
+            response_format=schema_format(maximum=10),
+        )
+    )
 
     verdict = json.loads(content_of(completion))
     assert set(verdict) == {"score", "reason"}
@@ -105,13 +118,16 @@ def test_judge_reply_is_a_verdict_within_the_schema(judge: TestServer, transport
 def test_scores_are_deterministic_and_spread_over_the_scale(judge: TestServer) -> None:
     async def scores(server: TestServer, n: int) -> list[int]:
         async with client_for(server) as client:
-            answers = await asyncio.gather(*(
-                client.chat.completions.create(
-                    model="m", messages=pair_messages(f"answer {i}", "other"),
-                    response_format=schema_format(maximum=4),
+            answers = await asyncio.gather(
+                *(
+                    client.chat.completions.create(
+                        model="m",
+                        messages=pair_messages(f"answer {i}", "other"),
+                        response_format=schema_format(maximum=4),
+                    )
+                    for i in range(n)
                 )
-                for i in range(n)
-            ))
+            )
         return [json.loads(content_of(a))["score"] for a in answers]
 
     first = run(scores(judge, 40))
@@ -127,17 +143,21 @@ def test_scores_are_deterministic_and_spread_over_the_scale(judge: TestServer) -
 def test_score_scale_follows_the_schema(judge: TestServer) -> None:
     async def scores() -> tuple[set[int], set[int]]:
         async with client_for(judge) as client:
+
             async def score(response_format: dict[str, Any], i: int) -> int:
                 completion = await client.chat.completions.create(
-                    model="m", messages=pair_messages(f"answer {i}", "b"),
+                    model="m",
+                    messages=pair_messages(f"answer {i}", "b"),
                     response_format=response_format,
                 )
                 return json.loads(content_of(completion))["score"]
 
             ranged = await asyncio.gather(
-                *(score(schema_format(maximum=3, minimum=2), i) for i in range(30)))
+                *(score(schema_format(maximum=3, minimum=2), i) for i in range(30))
+            )
             enumerated = await asyncio.gather(
-                *(score(schema_format(enum=[1, 5, 9]), i) for i in range(30)))
+                *(score(schema_format(enum=[1, 5, 9]), i) for i in range(30))
+            )
         return set(ranged), set(enumerated)
 
     ranged, enumerated = run(scores())
@@ -150,14 +170,24 @@ def test_json_object_and_score_prompt_get_verdicts_other_requests_plain_text(
 ) -> None:
     long_question = "Tell me about lighthouses and the people who kept them, " * 3
     json_object = run(ask(judge, response_format={"type": "json_object"}))
-    prompted = run(ask(judge, messages=[
-        {"role": "system", "content": 'Answer as JSON: {"score": <0-4>, "reason": "..."}'},
-        {"role": "user", "content": "A: hi\nB: hello"},
-    ]))
-    plain = run(ask(judge, messages=[
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [{"type": "text", "text": long_question}]},
-    ]))
+    prompted = run(
+        ask(
+            judge,
+            messages=[
+                {"role": "system", "content": 'Answer as JSON: {"score": <0-4>, "reason": "..."}'},
+                {"role": "user", "content": "A: hi\nB: hello"},
+            ],
+        )
+    )
+    plain = run(
+        ask(
+            judge,
+            messages=[
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": [{"type": "text", "text": long_question}]},
+            ],
+        )
+    )
 
     assert 0 <= json.loads(content_of(json_object))["score"] <= 4
     assert 0 <= json.loads(content_of(prompted))["score"] <= 4
@@ -177,8 +207,7 @@ def test_reply_hook_decides_content_and_none_falls_back(judge: TestServer) -> No
         return None
 
     judge.reply = reply
-    same = run(ask(judge, messages=pair_messages("same", "same"),
-                   response_format=schema_format()))
+    same = run(ask(judge, messages=pair_messages("same", "same"), response_format=schema_format()))
     raw = run(ask(judge, messages=[{"role": "user", "content": "raw"}]))
     fallback = run(ask(judge, messages=[{"role": "user", "content": "hello"}]))
 
@@ -231,10 +260,14 @@ def test_unknown_model_is_404() -> None:
 
 def test_invalid_bodies_are_400(judge: TestServer) -> None:
     async def post(data: bytes) -> tuple[int, dict[str, Any]]:
-        async with aiohttp.ClientSession() as session, session.post(
-            judge.base_url + "/chat/completions", data=data,
-            headers={"Content-Type": "application/json"},
-        ) as response:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(
+                judge.base_url + "/chat/completions",
+                data=data,
+                headers={"Content-Type": "application/json"},
+            ) as response,
+        ):
             return response.status, await response.json()
 
     async def main() -> list[tuple[int, dict[str, Any]]]:
@@ -253,7 +286,12 @@ def test_invalid_bodies_are_400(judge: TestServer) -> None:
 
     assert [status for status, _ in answers] == [400] * 6
     assert [body["error"]["param"] for _, body in answers] == [
-        None, "messages", "messages", "model", "messages[0]", "stream",
+        None,
+        "messages",
+        "messages",
+        "model",
+        "messages[0]",
+        "stream",
     ]
     assert all(body["error"]["type"] == "invalid_request_error" for _, body in answers)
     assert empty.value.param == "messages"
@@ -332,8 +370,9 @@ def test_quota_is_a_429_without_retry_after(judge: TestServer) -> None:
         ("404", openai.NotFoundError, "404"),
     ],
 )
-def test_status_faults(judge: TestServer, always: Any, error: type[Exception],
-                       outcome: str) -> None:
+def test_status_faults(
+    judge: TestServer, always: Any, error: type[Exception], outcome: str
+) -> None:
     judge.faults = Faults(always=always)
     with pytest.raises(error):
         run(ask(judge))
@@ -448,14 +487,18 @@ def test_stats_count_requests_hashes_and_concurrency(judge: TestServer) -> None:
 
     async def main() -> None:
         async with client_for(judge) as client:
-            await asyncio.gather(*(
-                client.chat.completions.create(model="m", messages=[
-                    {"role": "user", "content": f"question {i % 4}"}])
-                for i in range(8)
-            ))
+            await asyncio.gather(
+                *(
+                    client.chat.completions.create(
+                        model="m", messages=[{"role": "user", "content": f"question {i % 4}"}]
+                    )
+                    for i in range(8)
+                )
+            )
             # The same body with its keys in another order is the same request.
             await client.chat.completions.create(
-                messages=[{"content": "question 0", "role": "user"}], model="m")
+                messages=[{"content": "question 0", "role": "user"}], model="m"
+            )
 
     run(main())
     stats = judge.stats
@@ -503,16 +546,34 @@ def test_negative_latency_is_refused() -> None:
 def test_public_surface() -> None:
     assert pairwise_polars.testing.__all__ == sorted(pairwise_polars.testing.__all__)
     assert set(pairwise_polars.testing.__all__) == {
-        "FaultName", "Faults", "ReplyHook", "ServerStats", "TestServer", "serve",
+        "BatchSettings",
+        "FaultName",
+        "Faults",
+        "ReplyHook",
+        "ServerStats",
+        "TestServer",
+        "serve",
     }
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
 def test_command_line_serves_until_interrupted(stop_signal: signal.Signals) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "pairwise_polars.testing", "--port", "0", "--api-key", "k",
-         "--rate-500", "1.0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "pairwise_polars.testing",
+            "--port",
+            "0",
+            "--api-key",
+            "k",
+            "--rate-500",
+            "1.0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
     )
     try:
         assert process.stdout is not None
@@ -533,7 +594,11 @@ def test_command_line_serves_until_interrupted(stop_signal: signal.Signals) -> N
 def test_command_line_rejects_bad_rates() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pairwise_polars.testing", "--rate-429", "2"],
-        capture_output=True, text=True, timeout=30, check=False, cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        cwd=REPO,
     )
     assert done.returncode == 2
     assert "rate_429=2.0 is not within [0, 1]" in done.stderr
