@@ -66,8 +66,25 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="DATA",
         help="parquet file(s) of response rows, or one pair frame",
     )
+    out = score_cmd.add_mutually_exclusive_group(required=True)
+    out.add_argument("-o", "--out", metavar="FILE", help="the scored frame to write (parquet)")
+    out.add_argument(
+        "--run-dir",
+        metavar="DIR",
+        help="score a large run chunk by chunk into DIR (scored/ parts, run.json journal, "
+        "summary.parquet) with bounded memory; the same command resumes after a crash",
+    )
     score_cmd.add_argument(
-        "-o", "--out", required=True, metavar="FILE", help="the scored frame to write (parquet)"
+        "--chunk-size",
+        type=int,
+        default=50_000,
+        metavar="N",
+        help="pairs per chunk with --run-dir (default: 50000; a chunk never splits a group)",
+    )
+    score_cmd.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --run-dir: start over in a directory that holds another run",
     )
     score_cmd.add_argument(
         "-m",
@@ -152,6 +169,11 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
         help="environment variable holding the key (default: %(default)s)",
     )
     group.add_argument("--max-concurrency", type=int, default=32, metavar="N")
+    group.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the judge requests through the OpenAI Batch API (half price, within 24h)",
+    )
     group.add_argument("--requests-per-minute", type=float, metavar="N")
     group.add_argument("--tokens-per-minute", type=float, metavar="N")
 
@@ -224,6 +246,12 @@ def _judge(args: argparse.Namespace) -> Judge:
         from pairwise_polars.judges import OfflineJudge
 
         return OfflineJudge()
+    if args.batch:
+        from pairwise_polars.judges import OpenAIBatchJudge
+
+        return OpenAIBatchJudge(
+            args.judge, base_url=args.base_url, api_key=os.environ.get(args.api_key_env)
+        )
     return OpenAIJudge(
         args.judge,
         base_url=args.base_url,
@@ -253,6 +281,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     if args.dry_run:
         console.verdict("Dry run: nothing was judged or written.")
         return 0
+    if args.run_dir:
+        return _score_run(args, console, metrics, options, pairing)
     if is_pairs:
         scored = score_pairs(data, metrics, progress=console.progress, **options)
     else:
@@ -264,6 +294,30 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     console.payload.update(output=args.out, n_rows=scored.height, n_errors=int(n_errors))
     console.verdict(
         f"scored {scored.height:,} (pair, metric) rows, {n_errors:,} errors -> {args.out}"
+    )
+    return 0
+
+
+def _score_run(
+    args: argparse.Namespace,
+    console: Console,
+    metrics: list[str],
+    options: dict[str, Any],
+    pairing: dict[str, Any],
+) -> int:
+    from pairwise_polars.offline import score_parquet
+
+    source = args.data[0] if len(args.data) == 1 else list(args.data)
+    run = score_parquet(
+        source, args.run_dir, metrics, chunk_size=args.chunk_size, overwrite=args.overwrite,
+        progress=console.progress, **options, **pairing,
+    )  # fmt: skip
+    console.payload.update(output=args.run_dir, n_pairs=run.n_pairs, n_errors=run.errors,
+                           chunks_resumed=run.chunks_resumed)  # fmt: skip
+    console.verdict(
+        f"scored {run.n_pairs:,} pairs in {run.n_chunks:,} chunks ({run.chunks_resumed:,} "
+        f"resumed, {run.from_cache:,} judgements from the cache, {run.errors:,} errors) -> "
+        f"{args.run_dir}"
     )
     return 0
 
