@@ -275,14 +275,14 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     options = {"judge": judge, "both_orders": args.both_orders, "cache": cache}
     is_pairs = _is_pair_frame(data)
     pairing = {} if is_pairs else _pairing(args)
+    if args.run_dir and not args.dry_run:  # plan() would read the whole run into memory
+        return _score_run(args, console, metrics, options, pairing)
     planned = plan(data, metrics, pairs=is_pairs, **options, **pairing)
     console.payload["plan"] = {k: getattr(planned, k) for k in planned.__dataclass_fields__}
     console.info(str(planned))
     if args.dry_run:
         console.verdict("Dry run: nothing was judged or written.")
         return 0
-    if args.run_dir:
-        return _score_run(args, console, metrics, options, pairing)
     if is_pairs:
         scored = score_pairs(data, metrics, progress=console.progress, **options)
     else:
