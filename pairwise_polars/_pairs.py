@@ -75,7 +75,7 @@ def form_pairs(
             problems.lazy().select(group_by).unique(), on=group_by, how="anti", nulls_equal=True
         )
 
-    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles, keys_only)
+    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles, keys_only, eager)
     return finish(pairs, eager)
 
 
@@ -87,6 +87,7 @@ def _join_sides(
     reference: str,
     poles: Sequence[str],
     keys_only: bool = False,
+    ordered: bool = True,
 ) -> pl.LazyFrame:
     g, r = columns.group_by, pl.col(columns.role)
     schema = frame.collect_schema()
@@ -113,7 +114,13 @@ def _join_sides(
     else:
         left = side("a", r == poles[0], dimension=True)
         right = side("b", r == poles[1], dimension=False)
-    pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
+    if ordered:  # in memory: pairs in the input's order, the same on every run
+        pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
+    else:
+        # Lazy: build the hash table on the references (one per group, the smaller side by
+        # construction) and stream the variants. Keeping row order forbids both: ~2x the time,
+        # and a sink that holds everything (benchmarks/RESULTS.md). The order is not defined.
+        pairs = left.join(right, on=g, how="inner", maintain_order="none", build_side="force_left")
 
     first = [g, "dimension", "id_a", "id_b", "role_a", "role_b"]
     if not keys_only:
@@ -125,22 +132,25 @@ def _join_sides(
     return pairs.select(pair_id(g, "id_a", "id_b").alias("pair_id"), *first, *rest)
 
 
+_MIX_1 = 0x9E3779B97F4A7C15
+_MIX_2 = 0xC2B2AE3D27D4EB4F
+
+
 def pair_id(group: str, id_a: str, id_b: str) -> pl.Expr:
     """A stable UInt64 id of a pair: the same pair gets the same id on every run and input kind.
 
-    Built from two 32-bit MurmurHash3 values (the Iceberg bucket hash, a published spec, so the
-    value does not change across polars versions) of a length-prefixed key.
+    Each key (as text) is hashed with the 32-bit MurmurHash3 of the Iceberg bucket transform (a
+    published function, so values do not change across polars versions); the three hashes are
+    mixed with wrapping 64-bit arithmetic. Hashing each column once is much cheaper than
+    hashing one concatenated string.
     """
-    parts = []
-    for name in (group, id_a, id_b):
+
+    def mm3(name: str) -> pl.Expr:
         text = pl.col(name).cast(pl.String)
-        parts += [text.str.len_bytes().cast(pl.String), pl.lit(":"), text, pl.lit("|")]
-    key = pl.concat_str(parts)
+        return text._mm3_hash().reinterpret(signed=False).cast(pl.UInt64)
 
-    def mm3(expr: pl.Expr) -> pl.Expr:
-        return expr._mm3_hash().reinterpret(signed=False).cast(pl.UInt64)
-
-    return mm3(key) * 4294967296 + mm3(pl.lit("pair:") + key)
+    mix_1, mix_2 = pl.lit(_MIX_1, pl.UInt64), pl.lit(_MIX_2, pl.UInt64)
+    return (mm3(group) * mix_1 + mm3(id_a)) * mix_2 + mm3(id_b)
 
 
 def skip_reason() -> pl.Expr:

@@ -228,6 +228,7 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
         problems.write_parquet(args.diagnostics)
     pairs = form_pairs(data, keys_only=args.keys_only, **pairing)
     pairs = pairs.collect() if isinstance(pairs, pl.LazyFrame) else pairs
+    pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
     console.payload.update(n_pairs=pairs.height, n_groups=pairs[group_col].n_unique())
     console.verdict(f"{pairs.height:,} pairs in {pairs[group_col].n_unique():,} groups")
     shown = [c for c in (group_col, *_SHOWN) if c in pairs.columns]
