@@ -8,7 +8,7 @@ from typing import Literal
 
 import polars as pl
 
-from pairwise_polars._columns import Columns, check_columns, with_ids
+from pairwise_polars._columns import PAIR_FIELDS, Columns, check_columns, with_ids
 from pairwise_polars._errors import InvalidGroupsError, PairwiseWarning
 from pairwise_polars._frames import DataLike, finish, to_lazy
 
@@ -52,20 +52,27 @@ def check_groups(
     >>> check_groups(df).rows()
     [(2, 'no_reference', 1)]
     """
-    columns = Columns(
-        group_by=group_by,
-        role=role,
-        id=id,
-        dimension=dimension,
-        attribute=attribute,
-        input=input,
-        output=output,
-    )
+    columns = Columns(group_by=group_by, role=role, id=id, dimension=dimension,
+                      attribute=attribute, input=input, output=output)  # fmt: skip
+    frame, eager, id_col = prepare(data, columns, strategy, poles, caller="check_groups")
+    return finish(group_problems(frame, columns, id_col, strategy, reference, poles), eager)
+
+
+def prepare(
+    data: DataLike,
+    columns: Columns,
+    strategy: str,
+    poles: Sequence[str],
+    *,
+    required: tuple[str, ...] = PAIR_FIELDS,
+    caller: str = "form_pairs",
+) -> tuple[pl.LazyFrame, bool, str]:
+    """Every check before pairing: ``(lazy frame with an id column, eager, id column)``."""
     frame, eager = to_lazy(data)
-    check_columns(frame.collect_schema(), columns, caller="check_groups")
+    check_columns(frame.collect_schema(), columns, required=required, caller=caller)
     _check_strategy(strategy, poles)
     frame, id_col = with_ids(frame, columns)
-    return finish(group_problems(frame, columns, id_col, strategy, reference, poles), eager)
+    return frame, eager, id_col
 
 
 def group_problems(

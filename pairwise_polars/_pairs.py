@@ -7,10 +7,10 @@ from typing import Literal
 
 import polars as pl
 
-from pairwise_polars._columns import KEY_FIELDS, PAIR_FIELDS, Columns, check_columns, with_ids
+from pairwise_polars._columns import KEY_FIELDS, PAIR_FIELDS, Columns
 from pairwise_polars._errors import ColumnError
-from pairwise_polars._frames import DataLike, finish, to_lazy
-from pairwise_polars._groups import Strategy, _check_strategy, enforce, group_problems
+from pairwise_polars._frames import DataLike, finish
+from pairwise_polars._groups import Strategy, enforce, group_problems, prepare
 
 SKIP_REASON = "skip_reason"
 """Column naming why a pair will not be judged (a null or empty output); null when judgeable."""
@@ -50,20 +50,10 @@ def form_pairs(
     """
     if on_invalid not in ("raise", "skip"):
         raise ValueError(f'on_invalid must be "raise" or "skip", got {on_invalid!r}.')
-    columns = Columns(
-        group_by=group_by,
-        role=role,
-        id=id,
-        dimension=dimension,
-        attribute=attribute,
-        input=input,
-        output=output,
-    )
-    frame, eager = to_lazy(data)
+    columns = Columns(group_by=group_by, role=role, id=id, dimension=dimension,
+                      attribute=attribute, input=input, output=output)  # fmt: skip
     required = KEY_FIELDS if keys_only else PAIR_FIELDS
-    check_columns(frame.collect_schema(), columns, required=required)
-    _check_strategy(strategy, poles)
-    frame, id_col = with_ids(frame, columns)
+    frame, eager, id_col = prepare(data, columns, strategy, poles, required=required)
     if eager:
         frame = frame.collect().lazy()  # read once: both join branches reuse it
 
