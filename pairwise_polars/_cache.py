@@ -11,6 +11,8 @@ import os
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -130,6 +132,20 @@ class JudgementCache(ResultTable):
     columns: ClassVar[dict[str, pl.DataType]] = {name: RESULT_SCHEMA[name] for name in (
         "key", "raw_score", "reason", "input_tokens", "output_tokens", "raw_reply", "judge_model",
     )}  # fmt: skip
+
+
+@contextmanager
+def cache_session(
+    cache: bool | str | os.PathLike[str] | JudgementCache | None, *, enabled: bool = True
+) -> Iterator[JudgementCache | None]:
+    """The cache for one call (None when disabled); closed afterwards if opened here, kept open
+    when the caller passed a JudgementCache of their own."""
+    store = open_cache(cache) if enabled else None
+    try:
+        yield store
+    finally:
+        if store is not None and store is not cache:
+            store.close()
 
 
 def open_cache(

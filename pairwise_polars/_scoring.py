@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._cache import JudgementCache, open_cache
+from pairwise_polars._cache import JudgementCache, cache_session
 from pairwise_polars._cached_map import cached_map
 from pairwise_polars._frames import DataLike, to_lazy
 from pairwise_polars._pairs import SKIP_REASON, form_pairs, skip_reason
@@ -92,7 +92,6 @@ async def ascore_pairs(
     frame = frame.with_row_index(ROW)
 
     rows = request_rows(frame, resolved, both_orders)
-    store = open_cache(cache) if getattr(judge, "cacheable", True) else None
     results = _empty_results()
     keyed = pl.DataFrame(schema={ROW: pl.UInt32, "metric": pl.String, ORDER: pl.String,
                                  "max_score": pl.Int64, "key": pl.String})  # fmt: skip
@@ -102,7 +101,8 @@ async def ascore_pairs(
             uses_messages=getattr(judge, "uses_messages", True),
         )  # fmt: skip
         keyed = attach_keys(rows, keys)
-        results = await _judge_requests(judge, requests, store, progress)
+        with cache_session(cache, enabled=getattr(judge, "cacheable", True)) as store:
+            results = await _judge_requests(judge, requests, store, progress)
     return _join_back(frame, keyed, results, resolved, both_orders)
 
 
@@ -207,8 +207,8 @@ def plan(
     uses_messages = getattr(judge, "uses_messages", True)
     _, requests = unique_requests(rows, resolved, identity=_identity(judge),
                                   uses_messages=uses_messages)  # fmt: skip
-    store = open_cache(cache) if getattr(judge, "cacheable", True) else None
-    n_cached = store.lookup(requests["key"].to_list()).height if store else 0
+    with cache_session(cache, enabled=getattr(judge, "cacheable", True)) as store:
+        n_cached = store.lookup(requests["key"].to_list()).height if store else 0
     to_send = requests.height - n_cached
     input_chars = requests["messages"].str.len_chars().sum() if uses_messages else 0
     ratio = to_send / requests.height

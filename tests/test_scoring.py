@@ -129,3 +129,20 @@ def test_both_orders_of_a_symmetric_judge_agree(outputs: list[str]) -> None:
     assert (judged["position_gap"] == 0).all()
     assert (judged["score"] == judged["score_ab"]).all()
     assert scored.height == len(outputs) - 1
+
+
+def test_cache_session_closes_only_what_it_opened(tmp_path) -> None:
+    import sqlite3
+
+    from pairwise_polars._cache import cache_session
+
+    with cache_session(tmp_path / "c.sqlite") as opened:
+        assert len(opened) == 0
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        len(opened)
+    mine = pp.JudgementCache(tmp_path / "mine.sqlite")
+    with cache_session(mine) as same:
+        assert same is mine
+    assert len(mine) == 0  # the caller's cache stays open for their next call
+    with cache_session(True, enabled=False) as none:
+        assert none is None

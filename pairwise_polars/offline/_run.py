@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._aggregate import aggregate
-from pairwise_polars._cache import JudgementCache, open_cache
+from pairwise_polars._cache import JudgementCache, cache_session
 from pairwise_polars._errors import PairwiseWarning, RunStateError
 from pairwise_polars._pairs import SKIP_REASON, form_pairs
 from pairwise_polars._scoring import CacheLike, MetricsLike, _default_judge, _identity, ascore_pairs
@@ -120,23 +120,24 @@ async def ascore_parquet(
         journal = open_journal(
             destination, fingerprint, len(plan.chunks), info, overwrite=overwrite
         )
-        store = open_cache(cache) if getattr(judge, "cacheable", True) else None
-        run = _Run(scan, strategy, pairing, resolved, both_orders, keep_text, store, journal, bar)
-        try:
-            todo = run.resume(plan.chunks)
-            submitting = getattr(judge, "submitting", None)
-            if callable(submitting) and len(todo) > 1:
-                # A Batch API judge: submit every chunk first so the batches run side by side,
-                # then collect chunk by chunk (the judge polls the batches it submitted).
-                await run.submit(todo, submitting())
-            await run.score(todo, CountingJudge(judge, bar))
-            summary = aggregate(pl.scan_parquet(journal.parts()), group_by=run.group_by)
-            write_atomically(destination / SUMMARY, summary.write_parquet)
-            journal.mark_finished()
-        finally:
-            bar.close()
-            if store is not None and store is not cache:
-                store.close()
+        cacheable = getattr(judge, "cacheable", True)
+        with cache_session(cache, enabled=cacheable) as store:
+            run = _Run(
+                scan, strategy, pairing, resolved, both_orders, keep_text, store, journal, bar
+            )
+            try:
+                todo = run.resume(plan.chunks)
+                submitting = getattr(judge, "submitting", None)
+                if callable(submitting) and len(todo) > 1:
+                    # A Batch API judge: submit every chunk first so the batches run side by side,
+                    # then collect chunk by chunk (the judge polls the batches it submitted).
+                    await run.submit(todo, submitting())
+                await run.score(todo, CountingJudge(judge, bar))
+                summary = aggregate(pl.scan_parquet(journal.parts()), group_by=run.group_by)
+                write_atomically(destination / SUMMARY, summary.write_parquet)
+                journal.mark_finished()
+            finally:
+                bar.close()
     return OfflineRun(
         destination=destination,
         n_pairs=plan.n_pairs,
