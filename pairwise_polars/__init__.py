@@ -2,8 +2,10 @@
 
 from pairwise_polars import _namespace  # noqa: F401  (registers frame.pairwise)
 from pairwise_polars._errors import (
+    CacheError,
     ColumnError,
     DataSourceError,
+    EmptyDataWarning,
     GateError,
     InvalidGroupsError,
     JudgeError,
@@ -11,6 +13,7 @@ from pairwise_polars._errors import (
     ManifestError,
     MetricError,
     OptionError,
+    OutputError,
     PairwiseError,
     PairwiseWarning,
     RunStateError,
@@ -36,6 +39,7 @@ from pairwise_polars.judges import (
 from pairwise_polars.judges.heuristic import offline_scores
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
+from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
 from pairwise_polars.scoring import Plan, ascore, ascore_pairs, plan, score, score_pairs
 from pairwise_polars.summary import GateResult, aggregate, gate, summarize
@@ -46,9 +50,11 @@ kept for one release."""
 
 
 __all__ = [
+    "CacheError",
     "ColumnError",
     "Columns",
     "DataSourceError",
+    "EmptyDataWarning",
     "GateError",
     "GateResult",
     "HeuristicJudge",
@@ -67,6 +73,7 @@ __all__ = [
     "OpenAIJudge",
     "OpenAITarget",
     "OptionError",
+    "OutputError",
     "PairwiseError",
     "PairwiseWarning",
     "ParquetRun",
@@ -95,4 +102,5 @@ __all__ = [
     "score_pairs",
     "score_parquet",
     "summarize",
+    "write_report",
 ]

@@ -12,18 +12,50 @@
     ├── JudgeError                      a judge failure that stops the run (bad key, unknown model)
     ├── RunStateError (ValueError)      a parquet run's destination holds another run
     ├── LexiconError (ValueError)       lexicons or placeholders that cannot be used
-    └── DataSourceError (ValueError)    unsupported data, or missing parquet files
+    ├── DataSourceError (ValueError)    unsupported data, missing or unreadable input files
+    ├── CacheError (OSError)            a cache file that cannot be opened, read or written
+    └── OutputError (OSError)           an output that cannot be written (no space, no access)
 
     PairwiseWarning (UserWarning)       something was left out and the run went on
+    └── EmptyDataWarning                the input has no rows: nothing to pair
 
 Catch ``PairwiseError`` to handle anything raised on purpose by the package.
+
+An error whose advice names settings carries them as :class:`Fix` records (``error.fixes``),
+beside the message without that advice (``error.detail``): the message says it the Python way
+(``on_invalid="skip"``), and the command line says it with its flag or manifest key
+(``--on-invalid skip``, ``on_invalid: skip``) from the same fix.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Settings an error's advice names: ``action`` says what they do (``"columns"``: map input
+    columns; ``"cast"``: store a column as text; ``"skip_invalid"``: leave invalid groups out;
+    ``"api_key"``: give the judge a key or a local server; ``"overwrite"``: start a run over;
+    ``"cache"``: another cache or none; ``"attribute_under_test"``: name the attribute;
+    ``"summary_columns"``: slice and group columns that exist), and
+    ``settings`` their names and example values."""
+
+    action: str
+    settings: Mapping[str, str] = field(default_factory=dict)
+
 
 class PairwiseError(Exception):
-    """Base class of every error the package raises on purpose."""
+    """Base class of every error the package raises on purpose.
+
+    ``detail`` is the message without its Python-spelled advice and ``fixes`` the settings that
+    advice names (both optional), so front ends can say the fix their own way."""
+
+    def __init__(self, *args: object, detail: str | None = None, fixes: Sequence[Fix] = ()) -> None:
+        super().__init__(*args)
+        self.detail = detail
+        self.fixes = tuple(fixes)
 
 
 class OptionError(PairwiseError, ValueError):
@@ -76,8 +108,30 @@ class LexiconError(PairwiseError, ValueError):
 
 
 class DataSourceError(PairwiseError, ValueError):
-    """The data cannot be read: an unsupported kind of object, or parquet files that don't exist."""
+    """The data cannot be read: an unsupported kind of object, files that don't exist, a file
+    that is not the format its name says, files that do not share one schema."""
+
+
+class CacheError(PairwiseError, OSError):
+    """A cache file cannot be opened, read or written (corrupt, not a database, no access, a
+    full disk). The file is never modified or replaced."""
+
+
+class OutputError(PairwiseError, OSError):
+    """An output file or folder cannot be written (no space left, no permission, a file in the
+    way of a folder)."""
 
 
 class PairwiseWarning(UserWarning):
-    """Something was left out or looks wrong, and the run went on (e.g. skipped groups)."""
+    """Something was left out or looks wrong, and the run went on (e.g. skipped groups).
+
+    Like errors, it may carry ``detail`` and :class:`Fix` records."""
+
+    def __init__(self, *args: object, detail: str | None = None, fixes: Sequence[Fix] = ()) -> None:
+        super().__init__(*args)
+        self.detail = detail
+        self.fixes = tuple(fixes)
+
+
+class EmptyDataWarning(PairwiseWarning):
+    """The input has no rows, so there is nothing to pair (the command line stops with exit 2)."""

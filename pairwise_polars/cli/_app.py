@@ -13,9 +13,9 @@ import traceback
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
-from pairwise_polars._errors import PairwiseError, PairwiseWarning
+from pairwise_polars._errors import EmptyDataWarning, PairwiseError, PairwiseWarning
 from pairwise_polars._version import __version__
 from pairwise_polars.cli import (
     _counterfactual,
@@ -24,6 +24,7 @@ from pairwise_polars.cli import (
     _serve,
     _summary_commands,
 )
+from pairwise_polars.cli._advice import Dialect, say
 from pairwise_polars.cli._console import Console
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE  # 4: no verdict
 
@@ -45,6 +46,14 @@ COMMANDS: tuple[ModuleType, ...] = (
     _serve,
 )
 """Modules that register subcommands, in the order ``--help`` lists them."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (the flag and what is wrong), like every
+    other error of the program, instead of the whole usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INVALID, f"Error: {self.prog}: {message}. See {self.prog} --help.\n")
 
 
 def _common(suppress: bool) -> argparse.ArgumentParser:
@@ -73,7 +82,7 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pairwise-polars",
         parents=[_common(suppress=False)],
         description="Counterfactual fairness testing of LLM outputs: form pairs, judge them, "
@@ -110,19 +119,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace, console: Console) -> int:
+    dialect: Dialect = "manifest" if getattr(args, "dialect", "cli") == "manifest" else "cli"
+    shown: set[str] = set()
+
+    def show(message: Warning | str, *_: Any, **__: Any) -> None:
+        text = say(message, dialect) if isinstance(message, Warning) else str(message)
+        if text not in shown:  # a warning repeated by each chunk or step is said once
+            shown.add(text)
+            console.warn(text)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default", PairwiseWarning)
-            warnings.showwarning = lambda message, *_, **__: console.warn(str(message))
+            warnings.simplefilter("error", EmptyDataWarning)  # nothing to do is an input error
+            warnings.showwarning = show
             return int(args.handler(args, console))
     except KeyboardInterrupt:
         console.error("interrupted.")
         return EXIT_INTERRUPTED
-    except (PairwiseError, OSError) as exc:
+    except (PairwiseError, EmptyDataWarning, OSError) as exc:
         if args.debug:
             traceback.print_exc()
-        console.payload["error"] = str(exc)
-        console.error(str(exc))
+        message = say(exc, dialect)
+        console.payload["error"] = message
+        console.error(message)
         return EXIT_INVALID
     except Exception as exc:
         if args.debug:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
 from typing import Any, TextIO
 
-import polars as pl
+from pairwise_polars.report import markdown_table, readable_summary
 
-from pairwise_polars.summary import SCOPE, slice_columns
+__all__ = ["Console", "markdown_table", "readable_summary"]
 
 
 class Console:
@@ -58,79 +57,3 @@ class Console:
         if self.json_mode:
             document = {**self.payload, "exit_code": exit_code}
             print(json.dumps(document, indent=2, default=str), file=self.out)
-
-
-def readable_summary(summary: pl.DataFrame) -> pl.DataFrame:
-    """The summary as strings for people: one column per slice, rates and means with intervals.
-    (A summary has a row per metric and slice: small enough to format in Python.)"""
-    slices = slice_columns(summary)
-    rows = []
-    for r in summary.iter_rows(named=True):
-        overall = r.get(SCOPE) == "overall"
-        labels = {
-            s: ("overall" if i == 0 else "") if overall else ("null" if r[s] is None else str(r[s]))
-            for i, s in enumerate(slices)
-        }
-        stats = {
-            stat.replace("_", " "): _with_ci(r[stat], r[f"{stat}_low"], r[f"{stat}_high"])
-            for stat in ("equivalence_rate", "divergence_rate", "mean_divergence")
-        }
-        rows.append(
-            {
-                "metric": r["metric"],
-                **labels,
-                "pairs": r["n_pairs"],
-                "scored": r["n_scored"],
-                "errors": r["n_errors"],
-                **stats,
-            }
-        )
-    schema = {
-        "metric": pl.String,
-        **dict.fromkeys(slices, pl.String),
-        "pairs": pl.Int64,
-        "scored": pl.Int64,
-        "errors": pl.Int64,
-        "equivalence rate": pl.String,
-        "divergence rate": pl.String,
-        "mean divergence": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row")
-
-
-def _with_ci(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "—"
-    if low is None or high is None:
-        return f"{value:.3f}"
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def markdown_table(frame: pl.DataFrame) -> str:
-    """A GitHub-flavoured markdown table (also readable as plain text)."""
-    rows = [[_cell(v) for v in row] for row in frame.iter_rows()]
-    header = [_cell(c) for c in frame.columns]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
-
-    def line(cells: Sequence[str]) -> str:
-        padded = [
-            c.rjust(w) if num else c.ljust(w)
-            for c, w, num in zip(cells, widths, numeric, strict=True)
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = (
-        "|"
-        + "|".join(
-            ("-" * (w + 1) + ":") if num else ("-" * (w + 2))
-            for w, num in zip(widths, numeric, strict=True)
-        )
-        + "|"
-    )
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
-
-
-def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")

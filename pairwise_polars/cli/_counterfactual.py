@@ -23,8 +23,6 @@ from pairwise_polars.cli._options import (
 )
 from pairwise_polars.io import scan_data
 
-_READERS = {".csv": pl.read_csv, ".jsonl": pl.read_ndjson, ".ndjson": pl.read_ndjson,
-            ".json": pl.read_json}  # fmt: skip
 _MAX_ERRORS_SHOWN = 3
 
 
@@ -298,34 +296,12 @@ def _respond(args: argparse.Namespace, console: Console) -> int:
 
 
 def read_table(paths: list[str], what: str) -> pl.DataFrame:
-    """Rows from .csv, .jsonl/.ndjson or .json files, or parquet (files, folders, globs)."""
-    suffixes = {Path(p).suffix.lower() for p in paths}
-    if not suffixes & set(_READERS):
-        for path in paths:
-            plain = not any(c in path for c in "*?[") and not Path(path).is_dir()
-            if plain and Path(path).suffix.lower() != ".parquet" and Path(path).is_file():
-                raise DataSourceError(
-                    f"{what}: cannot read {path!r}: expected a .csv, .jsonl/.ndjson, .json or "
-                    ".parquet file (or a folder or glob of parquet files)."
-                )
+    """Rows from files of one format: parquet, .csv, .tsv, .jsonl/.ndjson or .json (folders and
+    globs too), read by the package's one reader."""
+    try:
         return scan_data(paths[0] if len(paths) == 1 else list(paths)).collect()
-    frames = []
-    for path in paths:
-        reader = _READERS.get(Path(path).suffix.lower())
-        if reader is None:
-            raise DataSourceError(
-                f"{what}: cannot mix {path!r} with .csv/.jsonl/.json files; pass files of one "
-                "kind, or convert them to parquet."
-            )
-        if not Path(path).is_file():
-            raise DataSourceError(f"{what}: file {path!r} does not exist.")
-        try:
-            frames.append(reader(path))
-        except (pl.exceptions.PolarsError, ValueError) as exc:
-            # polars' messages run to several paragraphs of advice: keep the first sentence
-            words = " ".join(str(exc).split()).split(". ")[0][:200] or type(exc).__name__
-            raise DataSourceError(f"{what}: cannot read {path!r}: {words}") from exc
-    return pl.concat(frames, how="diagonal_relaxed")
+    except DataSourceError as exc:
+        raise DataSourceError(f"{what}: {exc}") from exc
 
 
 def _assignments(items: list[str], flag: str, *, single: bool = False) -> dict[str, list[str]]:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import os
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from pairwise_polars._errors import OutputError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._options import (
     add_cache_options,
@@ -17,9 +22,17 @@ from pairwise_polars.cli._options import (
     cache_setting,
     judge_from,
     pairing_from,
+    whole,
 )
 from pairwise_polars.cli._verdicts import exit_code, threshold
-from pairwise_polars.io import scan_data
+from pairwise_polars.io import (
+    PROVENANCE_KEY,
+    check_folder_writable,
+    check_writable,
+    input_files,
+    scan_data,
+    write_parquet,
+)
 from pairwise_polars.judges import Judge
 from pairwise_polars.metrics import Metric, metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
@@ -36,14 +49,14 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "pairs",
         parents=[common],
         help="show or write the pair frame and group diagnostics",
-        description="Form the pairs of response rows (parquet) and report invalid groups. "
+        description="Form the pairs of response rows and report invalid groups. "
         "Prints the group diagnostics and the first pairs; -o writes the pair frame.",
     )
     pairs.add_argument(
         "data",
         nargs="+",
         metavar="DATA",
-        help="parquet file(s), folder(s) or glob(s) of response rows",
+        help="file(s), folder(s) or glob(s) of response rows: parquet, CSV, TSV or NDJSON",
     )
     add_pairing_options(pairs)
     pairs.add_argument("-o", "--out", metavar="FILE", help="write the pair frame (parquet)")
@@ -56,7 +69,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="pair keys without text (cheap, for planning large runs)",
     )
     pairs.add_argument(
-        "--limit", type=int, default=10, metavar="N", help="pairs to print (default: 10)"
+        "--limit", type=whole(0), default=10, metavar="N", help="pairs to print (default: 10)"
     )
     pairs.set_defaults(handler=_pairs)
 
@@ -71,7 +84,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "data",
         nargs="+",
         metavar="DATA",
-        help="parquet file(s) of response rows, or one pair frame",
+        help="file(s), folder(s) or glob(s) of response rows (parquet, CSV, TSV or NDJSON), or "
+        "one pair frame",
     )
     out = score_cmd.add_mutually_exclusive_group(required=True)
     out.add_argument("-o", "--out", metavar="FILE", help="the scored frame to write (parquet)")
@@ -83,7 +97,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     score_cmd.add_argument(
         "--chunk-size",
-        type=int,
+        type=whole(1),
         default=50_000,
         metavar="N",
         help="pairs per chunk with --run-dir (default: 50000; a chunk never splits a group)",
@@ -132,8 +146,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     score_cmd.set_defaults(handler=_score)
 
 
+def _paths(paths: list[str]) -> str | list[str]:
+    return paths[0] if len(paths) == 1 else list(paths)
+
+
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(args.data[0] if len(args.data) == 1 else list(args.data))
+    return scan_data(_paths(args.data))
 
 
 def _pairs(args: argparse.Namespace, console: Console) -> int:
@@ -158,9 +176,8 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
             examples = ", ".join(repr(v) for v in part[group_col].head(3).to_list())
             console.info(f"  {problem}: {part.height} group(s), e.g. {examples}")
     if args.diagnostics:
-        _parent(args.diagnostics)
-        problems.write_parquet(args.diagnostics)
-    pairs = form_pairs(data, strategy, keys_only=args.keys_only, **pairing).collect()
+        write_parquet(problems, args.diagnostics, what="the diagnostics (--diagnostics)")
+    pairs = form_pairs(_paths(args.data), strategy, keys_only=args.keys_only, **pairing).collect()
     pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
     console.payload.update(n_pairs=pairs.height, n_groups=pairs[group_col].n_unique())
     console.verdict(f"{pairs.height:,} pairs in {pairs[group_col].n_unique():,} groups")
@@ -168,8 +185,7 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
     if args.limit > 0 and pairs.height:
         console.info(markdown_table(pairs.select(shown).head(args.limit)))
     if args.out:
-        _parent(args.out)
-        pairs.write_parquet(args.out)
+        write_parquet(pairs, args.out, what="the pair frame (-o)")
         console.payload["output"] = args.out
         console.info(f"wrote {args.out}")
     return 0
@@ -185,6 +201,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judge = judge_from(args)
     cache = cache_setting(args)
+    if args.out and not args.dry_run:  # before anything is paid for
+        check_writable(args.out, what="the scored frame (-o)")
     is_pairs = _is_pair_frame(data)
     if args.run_dir and not args.dry_run:  # a plan would read the whole run into memory
         return _score_run(args, console, metrics, judge, cache)
@@ -192,7 +210,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         pairs: pl.LazyFrame = data
     else:
         strategy, pairing = pairing_from(args)
-        pairs = form_pairs(data, strategy, **pairing)
+        pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
     prepared = prepare(pairs, metrics, judge=judge, both_orders=args.both_orders, order=args.order)
 
     def show(planned: Plan) -> None:
@@ -205,8 +223,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     if scored is None:
         console.verdict("Dry run: nothing was judged or written.")
         return 0
-    _parent(args.out)
-    scored.write_parquet(args.out)
+    _save_scored(scored, args, metrics, judge, strategy=None if is_pairs else args.strategy)
     n_errors = scored["error"].is_not_null().sum()
     console.payload.update(output=args.out, n_rows=scored.height, n_errors=int(n_errors))
     console.verdict(
@@ -224,6 +241,7 @@ def _score_run(
 ) -> int:
     source = args.data[0] if len(args.data) == 1 else list(args.data)
     strategy, pairing = pairing_from(args)
+    check_folder_writable(args.run_dir, what="the run directory (--run-dir)")
     run = score_parquet(
         source,
         args.run_dir,
@@ -266,5 +284,34 @@ def _error_gate(
     return exit_code([result])
 
 
-def _parent(path: str) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+def _save_scored(
+    scored: pl.DataFrame,
+    args: argparse.Namespace,
+    metrics: list[Metric],
+    judge: Judge,
+    *,
+    strategy: str | None,
+) -> None:
+    """Write ``-o`` with where it came from in its footer (for ``report``). When the write fails
+    after judging (the disk filled up meanwhile), the frame goes to the temporary folder, so
+    judgements paid for with --no-cache are not lost."""
+    about = {
+        "data": list(input_files(args.data).files),
+        "strategy": strategy,
+        "metrics": [m.name for m in metrics],
+        "judge": judge.name,
+        "both_orders": args.both_orders,
+        "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    metadata = {PROVENANCE_KEY: json.dumps(about)}
+    try:
+        write_parquet(scored, args.out, what="the scored frame (-o)", metadata=metadata)
+    except OutputError as exc:
+        handle, spare = tempfile.mkstemp(prefix="pairwise-polars-scored-", suffix=".parquet")
+        os.close(handle)
+        try:
+            write_parquet(scored, spare, what="a copy", metadata=metadata)
+        except OutputError:
+            Path(spare).unlink(missing_ok=True)
+            raise exc from None
+        raise OutputError(f"{exc} The scored frame was saved to {spare!r} instead.") from exc

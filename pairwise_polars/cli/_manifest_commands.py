@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import json
+import time
 from pathlib import Path
 from typing import Any
 
-from pairwise_polars._errors import ManifestError
+from pairwise_polars._errors import ManifestError, PairwiseError
+from pairwise_polars.cli._advice import say
+from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
-from pairwise_polars.cli._options import add_cache_options, cache_setting
+from pairwise_polars.cli._options import (
+    add_cache_options,
+    add_ci_options,
+    add_trust_options,
+    cache_setting,
+    whole,
+)
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code
+from pairwise_polars.io import PROVENANCE_KEY, check_folder_writable, write_parquet, write_text
 from pairwise_polars.manifest import Manifest, TargetRun, TargetSpec, load_manifest, run_target
-from pairwise_polars.report import write_report
-from pairwise_polars.summary import GateResult
+from pairwise_polars.report import Outcome, write_report
 
 DEFAULT_OUTPUT = "pairwise-results"
 
@@ -52,12 +63,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--top",
-        type=int,
+        type=whole(0),
         default=5,
         metavar="N",
         help="most divergent pairs shown per metric in the report (default: 5)",
     )
-    run.set_defaults(handler=_run)
+    add_ci_options(run)
+    run.set_defaults(handler=_run, dialect="manifest")
 
     plan = subparsers.add_parser(
         "plan",
@@ -67,7 +79,15 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "after deduplication, cache hits and a token estimate. Calls no judge.",
     )
     _manifest_options(plan)
-    plan.set_defaults(handler=_run, dry_run=True, output=DEFAULT_OUTPUT, table="csv", top=5)
+    plan.set_defaults(
+        handler=_run,
+        dialect="manifest",
+        dry_run=True,
+        output=DEFAULT_OUTPUT,
+        table="csv",
+        top=5,
+        junit_xml=None,
+    )
 
     validate = subparsers.add_parser(
         "validate",
@@ -77,7 +97,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "no data (it only checks that data and metric files exist).",
     )
     validate.add_argument("manifest", metavar="MANIFEST", help="the manifest (YAML)")
-    validate.set_defaults(handler=_validate)
+    add_trust_options(validate)
+    validate.set_defaults(handler=_validate, dialect="manifest")
 
 
 def _manifest_options(parser: argparse.ArgumentParser) -> None:
@@ -90,10 +111,11 @@ def _manifest_options(parser: argparse.ArgumentParser) -> None:
         help="run only this target; repeat for several (default: all)",
     )
     add_cache_options(parser, what="judgement", default="the manifest's cache setting")
+    add_trust_options(parser)
 
 
 def _validate(args: argparse.Namespace, console: Console) -> int:
-    manifest = load_manifest(args.manifest)
+    manifest = load_manifest(args.manifest, allow_key_env=args.allow_key_env)
     names = list(manifest.targets)
     console.payload.update(valid=True, manifest=args.manifest, targets=names)
     console.verdict(
@@ -116,51 +138,39 @@ def _selected(manifest: Manifest, wanted: list[str] | None) -> list[TargetSpec]:
 
 
 def _run(args: argparse.Namespace, console: Console) -> int:
-    manifest = load_manifest(args.manifest)  # validation comes before any data is read
+    # Validation comes before any data is read.
+    manifest = load_manifest(args.manifest, allow_key_env=args.allow_key_env)
     targets = _selected(manifest, args.target)
-    cache = cache_setting(args, default=None)
+    if not args.dry_run:  # every output can be written before anything is paid for
+        for target in targets:
+            check_folder_writable(Path(args.output) / target.name, what="the output folder (-o)")
+        check_ci_outputs(args)
     console.payload.update(manifest=args.manifest, dry_run=args.dry_run, targets={})
     failed: list[str] = []
-    results: list[GateResult] = []
+    outcomes: list[Outcome] = []
     for target in targets:
-        console.info(f"== {target.name}: {_describe(target)}")
-        run = run_target(
-            target,
-            cache=cache,
-            progress=console.progress,
-            dry_run=args.dry_run,
-        )
-        record: dict[str, Any] = {"plan": dataclasses.asdict(run.plan)}
-        console.payload["targets"][target.name] = record
-        console.info(_indent(str(run.plan)))
-        if args.dry_run or run.gates is None or run.summary is None:
-            console.info()
-            continue
-        folder = Path(args.output) / target.name
-        outputs = _write(run, folder, table=args.table, top=args.top, manifest=manifest.path)
-        console.info("\n" + markdown_table(readable_summary(run.summary)) + "\n")
-        # The printed verdict and the exit code come from the same GateResult.
-        verdict = run.gates.verdict()
-        console.verdict(f"{target.name}: {verdict}")
-        console.info("wrote " + ", ".join(str(p) for p in outputs.values()) + "\n")
-        results.append(run.gates)
-        record.update(
-            passed=run.gates.passed,
-            status=run.gates.status,
-            verdict=verdict,
-            outputs=outputs,
-            checks=run.gates.checks.to_dicts(),
-        )
-        if not run.gates.passed:
-            failed.append(target.name)
+        try:
+            if not _run_one(args, console, manifest, target, outcomes):
+                failed.append(target.name)
+        except (Exception, KeyboardInterrupt) as exc:
+            # The targets already judged keep their CI outputs; the one that stopped says why.
+            if not args.dry_run:
+                message = say(exc, "manifest") if isinstance(exc, PairwiseError) else str(exc)
+                about = _about(target, manifest.path)
+                failed_run = Outcome.failed(target.name, message or type(exc).__name__, about=about)
+                title = f"pairwise-polars run {args.manifest}"
+                with contextlib.suppress(PairwiseError):  # the error to report is the first one
+                    write_ci_outputs(args, [*outcomes, failed_run], title=title, console=console)
+            raise
     if args.dry_run:
         console.verdict(
             f"Dry run: {len(targets)} target(s) planned; nothing was judged or written."
         )
         console.payload["passed"] = None
         return 0
+    write_ci_outputs(args, outcomes, title=f"pairwise-polars run {args.manifest}", console=console)
     passed = not failed
-    code = exit_code(results)
+    code = exit_code(o.gates for o in outcomes)
     console.payload["passed"] = passed
     if len(targets) > 1:
         if passed:
@@ -174,10 +184,76 @@ def _run(args: argparse.Namespace, console: Console) -> int:
     return code
 
 
+def _judge_name(target: TargetSpec) -> str:
+    return "heuristic" if target.judge.kind == "heuristic" else str(target.judge.model)
+
+
+def _run_one(
+    args: argparse.Namespace,
+    console: Console,
+    manifest: Manifest,
+    target: TargetSpec,
+    outcomes: list[Outcome],
+) -> bool:
+    """Run one target, print and record it; False when a gate failed."""
+    console.info(f"== {target.name}: {_describe(target)}")
+    started = time.monotonic()
+    run = run_target(
+        target,
+        cache=cache_setting(args, default=None),
+        progress=console.progress,
+        dry_run=args.dry_run,
+    )
+    record: dict[str, Any] = {"plan": dataclasses.asdict(run.plan)}
+    console.payload["targets"][target.name] = record
+    console.info(_indent(str(run.plan)))
+    if args.dry_run or run.gates is None or run.summary is None:
+        console.info()
+        return True
+    folder = Path(args.output) / target.name
+    outputs = _write(run, folder, table=args.table, top=args.top, manifest=manifest.path)
+    console.info("\n" + markdown_table(readable_summary(run.summary)) + "\n")
+    # The printed verdict and the exit code come from the same GateResult.
+    verdict = run.gates.verdict()
+    console.verdict(f"{target.name}: {verdict}")
+    console.info("wrote " + ", ".join(str(p) for p in outputs.values()) + "\n")
+    record.update(
+        passed=run.gates.passed,
+        status=run.gates.status,
+        verdict=verdict,
+        outputs=outputs,
+        checks=run.gates.checks.to_dicts(),
+    )
+    outcomes.append(
+        Outcome(
+            target.name,
+            run.summary,
+            run.gates,
+            seconds=time.monotonic() - started,
+            about=_about(target, manifest.path),
+        )
+    )
+    return run.gates.passed
+
+
 def _describe(target: TargetSpec) -> str:
     metrics = ", ".join(m.name for m in target.metrics)
-    judge = "heuristic" if target.judge.kind == "heuristic" else target.judge.model
-    return f"{target.strategy} pairs, metrics {metrics}, judge {judge}"
+    return f"{target.strategy} pairs, metrics {metrics}, judge {_judge_name(target)}"
+
+
+def _about(target: TargetSpec, manifest: str) -> dict[str, str]:
+    """What was run, for the report's header and the CI outputs."""
+    return {
+        "manifest": manifest,
+        "target": target.name + (f": {target.description}" if target.description else ""),
+        "data": ", ".join(target.data),
+        "strategy": target.strategy,
+        "metrics": ", ".join(m.name for m in target.metrics),
+        "judge": _judge_name(target),
+        "both orders": "yes" if target.both_orders else f"no (order: {target.order})",
+        "thresholds": f"equivalent when score <= {target.equivalence_threshold}, divergent when "
+        f"score >= {target.divergence_threshold}",
+    }
 
 
 def _indent(text: str) -> str:
@@ -187,36 +263,41 @@ def _indent(text: str) -> str:
 def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str) -> dict[str, str]:
     assert run.scored is not None and run.summary is not None
     target = run.target
-    folder.mkdir(parents=True, exist_ok=True)
     paths = {
         name: folder / name
         for name in ("scored.parquet", "summary.parquet", f"summary.{table}", "report.html")
     }
-    run.scored.write_parquet(paths["scored.parquet"])
-    run.summary.write_parquet(paths["summary.parquet"])
+    about = _about(target, manifest)
+    recorded = {
+        "data": list(target.data),
+        "strategy": target.strategy,
+        "metrics": [m.name for m in target.metrics],
+        "judge": _judge_name(target),
+        "both_orders": target.both_orders,
+        "manifest": manifest,
+        "target": target.name,
+        "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    write_parquet(
+        run.scored,
+        paths["scored.parquet"],
+        what="the scored frame",
+        metadata={PROVENANCE_KEY: json.dumps(recorded)},
+    )
+    write_parquet(run.summary, paths["summary.parquet"], what="the summary")
     if table == "csv":
-        run.summary.write_csv(paths["summary.csv"])
+        write_text(paths["summary.csv"], _csv(run.summary), what="the summary table")
     else:
         text = f"# {target.name}\n\n{markdown_table(readable_summary(run.summary))}\n\n"
         verdict = run.gates.verdict() if run.gates is not None else "no gates"
-        paths["summary.md"].write_text(text + f"```\n{verdict}\n```\n", encoding="utf-8")
-    about = {
-        "manifest": manifest,
-        "target": target.name + (f": {target.description}" if target.description else ""),
-        "data": ", ".join(target.data),
-        "strategy": target.strategy,
-        "metrics": ", ".join(m.name for m in target.metrics),
-        "both orders": "yes" if target.both_orders else f"no (order: {target.order})",
-        "thresholds": f"equivalent when score <= {target.equivalence_threshold}, divergent when "
-        f"score >= {target.divergence_threshold}",
-    }
+        write_text(paths["summary.md"], text + f"```\n{verdict}\n```\n", what="the summary table")
     write_report(
         paths["report.html"],
         run.scored,
         summary=run.summary,
         gates=run.gates,
         title=f"Pairwise fairness report: {target.name}",
-        about=about,
+        about={**about, "scored": recorded["scored_at"]},
         group_by=target.columns.group_by,
         top=top,
         confidence=target.confidence,
@@ -228,3 +309,7 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         "report.html": "report",
     }
     return {keys[name]: str(path) for name, path in paths.items()}
+
+
+def _csv(summary: Any) -> str:
+    return str(summary.write_csv())

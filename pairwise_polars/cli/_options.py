@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from typing import Any
 
@@ -20,6 +21,72 @@ from pairwise_polars.summary import (
 )
 
 FIELDS = list(Columns.__dataclass_fields__)
+
+
+# -- numbers: checked when parsed, so a bad flag is a usage error naming it (exit 2) -----------
+
+
+def whole(minimum: int) -> Any:
+    """An argparse type: an integer of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
+    return value
+
+
+def share(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (a confidence)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+# -- CI outputs and the manifest's trust --------------------------------------------------------
+
+
+def add_ci_options(parser: argparse.ArgumentParser) -> None:
+    """``--junit-xml PATH`` (the step summary needs no flag: ``$GITHUB_STEP_SUMMARY``)."""
+    group = parser.add_argument_group("CI outputs")
+    group.add_argument(
+        "--junit-xml",
+        metavar="PATH",
+        help="write the gate checks as JUnit XML (one test case per check, one per metric for "
+        "judge failures); with $GITHUB_STEP_SUMMARY set, the verdict and the summary table "
+        "are also added to the GitHub Actions run page",
+    )
+
+
+def add_trust_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-key-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let the manifest's api_key_env name this variable although it does not look "
+        "like an API key's (*_API_KEY, *_TOKEN) or is a CI platform's token; repeatable",
+    )
 
 
 # -- cache -------------------------------------------------------------------------------------
@@ -111,17 +178,17 @@ def pairing_from(args: argparse.Namespace) -> tuple[Strategy, PairingOptions]:
 def add_request_options(group: Any, *, retries: bool = False) -> None:
     """Concurrency and rate limits (and, with ``retries``, the timeout and retries)."""
     group.add_argument(
-        "--max-concurrency", type=int, metavar="N", help="requests in flight (default: 32)"
+        "--max-concurrency", type=whole(1), metavar="N", help="requests in flight (default: 32)"
     )
-    group.add_argument("--requests-per-minute", type=float, metavar="N")
-    group.add_argument("--tokens-per-minute", type=float, metavar="N")
+    group.add_argument("--requests-per-minute", type=positive, metavar="N")
+    group.add_argument("--tokens-per-minute", type=positive, metavar="N")
     if retries:
         group.add_argument(
-            "--timeout", type=float, metavar="SECONDS", help="per request (default: 60)"
+            "--timeout", type=positive, metavar="SECONDS", help="per request (default: 60)"
         )
         group.add_argument(
             "--max-retries",
-            type=int,
+            type=whole(0),
             metavar="N",
             help="retries of 429/5xx/timeouts (default: 6)",
         )
@@ -187,9 +254,10 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--by",
         nargs="*",
-        default=["dimension"],
+        action="extend",
         metavar="COLUMN",
-        help="slice columns (default: dimension; --by alone: overall only)",
+        help="slice columns, repeatable (--by a b, or --by a --by b; default: dimension when "
+        "the data has it; --by alone: overall only)",
     )
     group.add_argument(
         "--group-by",
@@ -199,7 +267,7 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--equivalence-threshold", type=float, default=0.0, metavar="X")
     group.add_argument("--divergence-threshold", type=float, default=0.5, metavar="X")
-    group.add_argument("--confidence", type=float, default=0.95, metavar="X")
+    group.add_argument("--confidence", type=share, default=0.95, metavar="X")
     gates = parser.add_argument_group(
         "gates (checked overall and on every slice; thresholds from 0 to 1)"
     )
@@ -221,8 +289,6 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
 
 def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult | None]:
     """The summary the summary options ask for, and the gates' verdict when any gate is set."""
-    if not 0 < args.confidence < 1:
-        raise DataSourceError(f"--confidence must be between 0 and 1, got {args.confidence}.")
     summary = summarize(
         scored,
         args.by,

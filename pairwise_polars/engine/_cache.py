@@ -18,10 +18,12 @@ from typing import Any, ClassVar, TypeVar, overload
 
 import polars as pl
 
+from pairwise_polars._errors import CacheError, Fix
 from pairwise_polars._schemas import RESULT_SCHEMA
 
 T = TypeVar("T", bound="ResultTable")
 _LOOKUP_CHUNK = 900  # stay under SQLite's bound-variable limit
+_SQLITE_HEADER = b"SQLite format 3\x00"
 _SQL_TYPES = {pl.String: "TEXT", pl.Int64: "INTEGER", pl.Float64: "REAL"}
 
 
@@ -48,21 +50,46 @@ class ResultTable:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection per cache object, used from the event loop's thread only.
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL: a commit survives the process being killed; only a power loss may lose the
-        # last transactions, which a rerun simply pays for again.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        fields = [
-            f"{name} {_SQL_TYPES[type(dtype)]}"
-            + (" PRIMARY KEY" if name == "key" else " NOT NULL" if name == self.answer else "")
-            for name, dtype in self.columns.items()
-        ]
-        self._db.execute(
-            f"CREATE TABLE IF NOT EXISTS {self.table} ({', '.join(fields)}, created REAL NOT NULL)"
+        self._db: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _check_header(self.path)  # before SQLite touches it: a foreign file stays as it is
+            # One connection per cache object, used from the event loop's thread only.
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL: a commit survives the process being killed; only a power loss may lose
+            # the last transactions, which a rerun simply pays for again.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            fields = [
+                f"{name} {_SQL_TYPES[type(dtype)]}"
+                + (" PRIMARY KEY" if name == "key" else " NOT NULL" if name == self.answer else "")
+                for name, dtype in self.columns.items()
+            ]
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {self.table} ({', '.join(fields)}, "
+                "created REAL NOT NULL)"
+            )
+        except (sqlite3.Error, OSError) as exc:
+            if self._db is not None:
+                self._db.close()
+            raise self._error(exc, "open") from exc
+
+    def _error(self, exc: BaseException, doing: str) -> CacheError:
+        """The error for a cache file that cannot be opened, read or written: which file, why,
+        and what to do instead (it is never modified or replaced here)."""
+        what = f"the {self.table.removesuffix('s')} cache"
+        reason = str(exc).strip().rstrip(".") or type(exc).__name__
+        if isinstance(exc, OSError) and exc.strerror:
+            reason = exc.strerror
+        if isinstance(exc, sqlite3.Error) and "disk is full" in reason:
+            reason = "the disk holding it is full"
+        detail = f"Cannot {doing} {what} {str(self.path)!r}: {reason}."
+        return CacheError(
+            f"{detail} Pass cache=False (or another cache path), or move the file away to "
+            "start a new cache there; the file was not modified.",
+            detail=detail,
+            fixes=[Fix("cache", {"cache": "False"})],
         )
 
     def __repr__(self) -> str:
@@ -90,9 +117,12 @@ class ResultTable:
         for start in range(0, len(keys), _LOOKUP_CHUNK):
             chunk = keys[start : start + _LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
-            rows += self._db.execute(
-                f"SELECT {names} FROM {self.table} WHERE key IN ({marks})", chunk
-            ).fetchall()
+            try:
+                rows += self._connection.execute(
+                    f"SELECT {names} FROM {self.table} WHERE key IN ({marks})", chunk
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise self._error(exc, "read") from exc
         return pl.DataFrame(rows, schema=self.columns, orient="row")
 
     def store(self, results: pl.DataFrame) -> int:
@@ -102,20 +132,30 @@ class ResultTable:
             return 0
         now = time.time()
         rows = [(*row, now) for row in ok.select(list(self.columns)).iter_rows()]
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                f"INSERT OR REPLACE INTO {self.table} ({', '.join(self.columns)}, created) "
-                f"VALUES ({', '.join('?' * (len(self.columns) + 1))})",
-                rows,
-            )
+        db = self._connection
+        try:
+            with db:
+                db.execute("BEGIN")
+                db.executemany(
+                    f"INSERT OR REPLACE INTO {self.table} ({', '.join(self.columns)}, created) "
+                    f"VALUES ({', '.join('?' * (len(self.columns) + 1))})",
+                    rows,
+                )
+        except sqlite3.Error as exc:
+            raise self._error(exc, "write") from exc
         return len(rows)
 
+    @property
+    def _connection(self) -> sqlite3.Connection:
+        assert self._db is not None  # set in __init__, or __init__ raised
+        return self._db
+
     def __len__(self) -> int:
-        return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+        return self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
 
 
 class JudgementCache(ResultTable):
@@ -142,6 +182,18 @@ class JudgementCache(ResultTable):
             "judge_model",
         )
     }
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that exists and is not a SQLite database, without writing to it."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise IsADirectoryError(21, "it is a folder: name a file", str(path))
+    with open(path, "rb") as handle:
+        head = handle.read(len(_SQLITE_HEADER))
+    if head and head != _SQLITE_HEADER:
+        raise sqlite3.DatabaseError("the file is not a SQLite database")
 
 
 CacheArg = bool | str | os.PathLike[str] | ResultTable | None

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import openai
 from openai.types.chat import ChatCompletion
 
-from pairwise_polars._errors import JudgeError, OptionError
+from pairwise_polars._errors import Fix, JudgeError, OptionError
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
 
@@ -93,7 +93,9 @@ class Endpoint:
                 raise JudgeError(
                     f"No API key for {name}: set the OPENAI_API_KEY environment variable or "
                     f"pass {name}(model, api_key=...). For a local server (vLLM, Ollama, "
-                    "llama.cpp) pass base_url=...; no key is needed then."
+                    "llama.cpp) pass base_url=...; no key is needed then.",
+                    detail=f"No API key for the model {self.model!r}.",
+                    fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
                 )
             key = "not-needed"  # local servers ignore it, the SDK requires a string
         return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, **options)

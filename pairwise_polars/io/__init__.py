@@ -1,15 +1,50 @@
-"""Reading the input: every accepted kind of data normalised to one polars LazyFrame, results
-given back in the kind the caller passed, and parquet sources (files, folders, globs)."""
+"""Reading the input and writing outputs: every accepted kind of data normalised to one polars
+LazyFrame, results given back in the kind the caller passed; input files (parquet, CSV, TSV,
+NDJSON, JSON; folders and globs) found and checked before anything is read; outputs written
+with errors that say which file and why."""
 
 from pairwise_polars.io._frames import DataLike, finish, to_lazy
-from pairwise_polars.io._parquet import PathLike, parquet_sources, scan_data, source_files
+from pairwise_polars.io._outputs import (
+    check_folder_writable,
+    check_writable,
+    output_error,
+    write_parquet,
+    write_text,
+)
+from pairwise_polars.io._provenance import PROVENANCE_KEY, provenance
+from pairwise_polars.io._readers import scan_data, scan_source
+from pairwise_polars.io._sources import (
+    FOLDER_FORMATS,
+    SUFFIXES,
+    Format,
+    PathLike,
+    Source,
+    file_format,
+    input_files,
+    is_paths,
+    source_files,
+)
 
 __all__ = [
+    "FOLDER_FORMATS",
+    "PROVENANCE_KEY",
+    "SUFFIXES",
     "DataLike",
+    "Format",
     "PathLike",
+    "Source",
+    "check_folder_writable",
+    "check_writable",
+    "file_format",
     "finish",
-    "parquet_sources",
+    "input_files",
+    "is_paths",
+    "output_error",
+    "provenance",
     "scan_data",
+    "scan_source",
     "source_files",
     "to_lazy",
+    "write_parquet",
+    "write_text",
 ]

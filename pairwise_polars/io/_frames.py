@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any, cast
 
 import polars as pl
 
 from pairwise_polars._errors import DataSourceError
-from pairwise_polars.io._parquet import PathLike, parquet_sources
+from pairwise_polars.io._readers import scan_data
+from pairwise_polars.io._sources import PathLike, is_paths
 
 DataLike = pl.DataFrame | pl.LazyFrame | PathLike | Sequence[PathLike] | Any
-"""A polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame, or parquet path(s)/glob."""
+"""A polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame, or file path(s): parquet,
+CSV, TSV, NDJSON or JSON files, folders or globs."""
 
 
 def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
     """Return ``(lazy_frame, eager)``; ``eager`` says whether results should be collected.
 
-    Paths and LazyFrames stay lazy; in-memory frames are eager. The caller's object is never
-    modified.
+    Paths and LazyFrames stay lazy (every file's schema is read now, so a file that cannot be
+    read is named at once); in-memory frames are eager. The caller's object is never modified.
     """
     if isinstance(data, pl.LazyFrame):
         return data, False
     if isinstance(data, pl.DataFrame):
         return data.lazy(), True
-    if isinstance(data, (str, os.PathLike)):
-        return pl.scan_parquet(parquet_sources([data])), False
-    if isinstance(data, Sequence) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
-        return pl.scan_parquet(parquet_sources(list(data))), False
+    if is_paths(data):
+        return scan_data(data), False
     module = type(data).__module__.split(".")[0]
     if module == "pyarrow":
         return pl.DataFrame(pl.from_arrow(data)).lazy(), True
@@ -36,7 +35,8 @@ def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
         return pl.from_pandas(cast(Any, data)).lazy(), True
     raise DataSourceError(
         f"Cannot read data of type {type(data).__name__}. Pass a polars DataFrame or LazyFrame, "
-        "a pyarrow Table, a pandas DataFrame, or parquet file path(s), a directory or a glob."
+        "a pyarrow Table, a pandas DataFrame, or file path(s) (parquet, CSV, TSV, NDJSON or "
+        "JSON), a folder or a glob."
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterable
 
 from pairwise_polars._errors import ManifestError
 from pairwise_polars.manifest._model import (
@@ -25,6 +26,7 @@ from pairwise_polars.manifest._model import (
 )
 from pairwise_polars.manifest._schema import validate
 from pairwise_polars.manifest._target_run import TargetRun, check_slices, run_target
+from pairwise_polars.manifest._trust import key_env_problem
 from pairwise_polars.summary import GATE_NAMES
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "TargetSpec",
     "check_slices",
     "format_problems",
+    "key_env_problem",
     "load_manifest",
     "run_target",
     "validate_manifest",
@@ -56,18 +59,22 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def validate_manifest(path: str | os.PathLike[str]) -> list[Problem]:
+def validate_manifest(
+    path: str | os.PathLike[str], *, allow_key_env: Iterable[str] = ()
+) -> list[Problem]:
     """Every problem of a manifest (an empty list when it is valid); never raises for content."""
-    return validate(path)[1]
+    return validate(path, allow_key_env=allow_key_env)[1]
 
 
-def load_manifest(path: str | os.PathLike[str]) -> Manifest:
+def load_manifest(path: str | os.PathLike[str], *, allow_key_env: Iterable[str] = ()) -> Manifest:
     """Validate a manifest and return it; raise one :class:`ManifestError` listing every problem.
 
     Relative paths in the manifest (data, metric files, cache) are resolved against the
-    manifest's folder.
+    manifest's folder, and may point outside it: a manifest is code, trust it as such. Its
+    judge's ``api_key_env`` may name only key-like variables (``*_API_KEY``, ``*_TOKEN``,
+    not CI platform tokens) unless listed in ``allow_key_env``.
     """
-    manifest, problems = validate(path)
+    manifest, problems = validate(path, allow_key_env=allow_key_env)
     if problems or manifest is None:
         raise ManifestError(format_problems(os.fspath(path), problems))
     return manifest

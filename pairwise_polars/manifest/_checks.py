@@ -42,9 +42,10 @@ def join(path: str, key: Any) -> str:
 class Checker:
     """Collects every problem of one file; the read methods return None when a value is bad."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, *, allow_key_env: Iterable[str] = ()) -> None:
         self.file = file
         self.problems: list[Problem] = []
+        self.allow_key_env = frozenset(allow_key_env)
 
     def add(self, line: int, key: str, message: str) -> None:
         self.problems.append(Problem(self.file, line, key, message))

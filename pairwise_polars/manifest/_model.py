@@ -98,7 +98,8 @@ class TargetSpec:
     judge: JudgeSpec = field(default_factory=JudgeSpec)
     both_orders: bool = False
     order: Literal["random", "fixed"] = "random"
-    slices: tuple[str, ...] = ("dimension",)
+    slices: tuple[str, ...] | None = None
+    """Slice columns of the summary; None: ``dimension`` when the data has it, else overall."""
     equivalence_threshold: float = 0.0
     divergence_threshold: float = 0.5
     confidence: float = 0.95

@@ -9,11 +9,14 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
 
+from pairwise_polars._errors import DataSourceError
+from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
 from pairwise_polars.judges._factory import HEURISTIC_NAMES
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
 from pairwise_polars.manifest._gates import check_gates
@@ -25,6 +28,7 @@ from pairwise_polars.manifest._model import (
     Problem,
     TargetSpec,
 )
+from pairwise_polars.manifest._trust import key_env_problem
 from pairwise_polars.manifest._yaml import Mapping, Sequence, load_with_lines
 from pairwise_polars.pairing._columns import Columns
 
@@ -47,8 +51,8 @@ BLOCK_KEYS = (
     "gates",
 )
 _REQUIRED = {
-    "data": "the parquet file(s) of response rows: a path, a glob or a list, relative to the "
-    "manifest"
+    "data": "the file(s) of response rows (parquet, CSV, TSV, NDJSON): a path, a folder, a glob "
+    "or a list, relative to the manifest"
 }
 JUDGE_KEYS = (
     "model",
@@ -69,14 +73,18 @@ _API_KEY = (
     "set the OPENAI_API_KEY environment variable, or name another variable with "
     "api_key_env: NAME"
 )
-_TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _GLOB_CHARS = ("*", "?", "[")
+_TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
-def validate(path: str | os.PathLike[str]) -> tuple[Manifest | None, list[Problem]]:
-    """Parse and check a manifest; the manifest is None when there is any problem."""
+def validate(
+    path: str | os.PathLike[str], *, allow_key_env: Iterable[str] = ()
+) -> tuple[Manifest | None, list[Problem]]:
+    """Parse and check a manifest; the manifest is None when there is any problem.
+    ``allow_key_env``: variables the judge block's ``api_key_env`` may name although they do
+    not look like keys (see :func:`~pairwise_polars.manifest.key_env_problem`)."""
     file = os.fspath(path)
-    check = Checker(file)
+    check = Checker(file, allow_key_env=allow_key_env)
     try:
         text = Path(file).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -92,6 +100,14 @@ def validate(path: str | os.PathLike[str]) -> tuple[Manifest | None, list[Proble
         line = mark.line + 1 if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc)
         check.add(line, "", f"invalid YAML: {reason}")
+        return None, check.problems
+    except RecursionError:
+        check.add(
+            1,
+            "",
+            "the YAML nests too deeply to read (hundreds of levels of lists or mappings); a "
+            "manifest needs a handful",
+        )
         return None, check.problems
     base = os.path.dirname(file)
     top = check.mapping(
@@ -230,28 +246,46 @@ def _data(check: Checker, base: str, raw: Any, line: int, path: str) -> tuple[st
         return None
     lines = raw.lines if isinstance(raw, Sequence) else [line] * len(entries)
     resolved = []
+    found_all = True
     for i, (entry, where) in enumerate(zip(entries, lines, strict=True)):
         key = path if isinstance(raw, str) else f"{path}[{i}]"
         full = os.path.join(base, entry)
         resolved.append(full)
-        if any(c in entry for c in _GLOB_CHARS):
-            if not glob.glob(full, recursive=True):
-                check.add(
-                    where,
-                    key,
-                    f"no file matches the glob {full!r} (paths are relative to "
-                    "the manifest's folder)",
-                )
-        elif Path(full).is_dir():
-            if not any(Path(full).rglob("*.parquet")):
-                check.add(where, key, f"the folder {full!r} holds no .parquet file")
-        elif not Path(full).is_file():
-            check.add(
-                where,
-                key,
-                f"data file {full!r} does not exist (paths are relative to the manifest's folder)",
-            )
+        missing = _missing(full)
+        if missing:
+            check.add(where, key, missing)
+            found_all = False
+            continue
+        try:
+            input_files(full)  # a known format (nothing is read)
+        except DataSourceError as exc:
+            check.add(where, key, str(exc))
+            found_all = False
+    if found_all and len(resolved) > 1:
+        try:
+            input_files(resolved)  # one format for all
+        except DataSourceError as exc:
+            check.add(line, path, str(exc))
     return tuple(resolved)
+
+
+def _missing(full: str) -> str | None:
+    """Why a data path names no file (None when it names some)."""
+    relative = "(paths are relative to the manifest's folder)"
+    if any(c in full for c in _GLOB_CHARS):
+        if not glob.glob(full, recursive=True):
+            return f"no file matches the glob {full!r} {relative}"
+        return None
+    if Path(full).is_dir():
+        if not any(
+            p.suffix.lower() in SUFFIXES and SUFFIXES[p.suffix.lower()] in FOLDER_FORMATS
+            for p in Path(full).rglob("*")
+        ):
+            return f"the folder {full!r} holds no .parquet, .csv, .tsv, .ndjson or .jsonl file"
+        return None
+    if not Path(full).is_file():
+        return f"data file {full!r} does not exist {relative}"
+    return None
 
 
 def _strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
@@ -350,6 +384,10 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
     for key in ("base_url", "api_key_env"):
         if key in found:
             options[key] = check.string(*at(found, key), join(path, key))
+    if options.get("api_key_env"):
+        refused = key_env_problem(options["api_key_env"], check.allow_key_env)
+        if refused:
+            check.add(found.value_lines["api_key_env"], join(path, "api_key_env"), refused)
     read("max_concurrency", low=1, integer=True)
     read("requests_per_minute", low=0, open_low=True)
     read("tokens_per_minute", low=0, open_low=True)

@@ -13,7 +13,7 @@ from pairwise_polars.io import scan_data
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.scoring import CacheLike, Plan, prepare, score_prepared
-from pairwise_polars.summary import GateResult, gate_summary, summarize
+from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,14 @@ def run_target(
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
     rows = scan_data(list(target.data)).collect()
     pairs = form_pairs(rows, target.strategy, **target.pairing())
-    check_slices(pairs, target.slices)
+    slices = default_slices(pairs.columns) if target.slices is None else list(target.slices)
+    check_slices(pairs, slices)
+    if target.gates.per_slice and not slices:
+        raise ColumnError(
+            f"Target {target.name!r} has per_slice gates but no slice to check them on: the "
+            "data has no dimension column. Name the slice columns with slices: [...], or move "
+            "the gates to overall: (unknown is not fair, so they are not skipped)."
+        )
     prepared = prepare(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
@@ -59,7 +66,7 @@ def run_target(
         return TargetRun(target, pairs, planned)
     summary = summarize(
         scored,
-        target.slices,
+        slices,
         equivalence_threshold=target.equivalence_threshold,
         divergence_threshold=target.divergence_threshold,
         confidence=target.confidence,

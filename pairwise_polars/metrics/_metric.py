@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import yaml
-from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
 from jinja2 import TemplateError as JinjaError
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from pairwise_polars._errors import MetricError, TemplateError
@@ -60,12 +61,57 @@ def fence(text: object) -> str:
     return f"<<<{tag}\n{body}\n>>>{tag}"
 
 
+MAX_TEXT = 1_000_000
+"""The most characters (or items) a product in a template, a padding filter or a whole
+rendered prompt may have: far above any judge prompt, far below what exhausts memory."""
+_MAX_BITS = 4096
+_PADDING_FILTERS = ("center", "indent", "wordwrap", "truncate", "format")
+_LOADING = {
+    nodes.Extends: "extends",
+    nodes.Include: "include",
+    nodes.Import: "import",
+    nodes.FromImport: "from ... import",
+}
+
+
+class _BoundedSandbox(SandboxedEnvironment):
+    """Jinja2's sandbox (no Python internals; ranges of at most 100,000 items), with products,
+    powers and padding bounded too, so a template cannot exhaust memory by arithmetic."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                sized = isinstance(seq, (str, list, tuple)) and isinstance(times, int)
+                if sized and len(seq) * times > MAX_TEXT:
+                    raise SecurityError(
+                        f"a product of {len(seq):,} items by {times:,} exceeds the "
+                        f"template limit of {MAX_TEXT:,}"
+                    )
+        ints = isinstance(left, int) and isinstance(right, int)
+        if operator == "**" and ints and abs(left) > 1 and right * left.bit_length() > _MAX_BITS:
+            raise SecurityError(f"the power {left} ** {right} is too large for a template")
+        return super().call_binop(context, operator, left, right)
+
+
+def _bounded(name: str, filter_: Any) -> Any:
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        sizes = [a for a in (*args[1:], *kwargs.values()) if isinstance(a, int)]
+        if any(abs(size) > MAX_TEXT for size in sizes):
+            raise SecurityError(f"the {name} filter's width exceeds the limit of {MAX_TEXT:,}")
+        return filter_(*args, **kwargs)
+
+    return bounded
+
+
 # Data values are passed as variables, never rendered as templates, and neutralised so that no
-# value can close a block; the sandbox keeps a user's template file from reaching Python
-# internals.
-_ENV = SandboxedEnvironment(
+# value can close a block (the fence filter); the sandbox keeps a user's template file from
+# reaching Python internals, and from loading other files (it has no loader).
+_ENV = _BoundedSandbox(
     undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=False
 )
+_ENV.filters.update({name: _bounded(name, _ENV.filters[name]) for name in _PADDING_FILTERS})
 _ENV.filters["fence"] = fence
 
 
@@ -102,16 +148,25 @@ class Metric:
 
     @cached_property
     def variables(self) -> frozenset[str]:
-        """Every variable the templates read."""
+        """Every variable the templates read (and the check that they load no other file)."""
         found: set[str] = set()
-        for source in (self.system, self.user):
+        for part, source in (("system", self.system), ("user", self.user)):
             try:
-                found |= meta.find_undeclared_variables(_ENV.parse(source))
+                tree = _ENV.parse(source)
             except TemplateSyntaxError as exc:
                 raise TemplateError(
                     f"Metric {self.name!r} ({self.source}): template syntax error on line "
                     f"{exc.lineno}: {exc.message}."
                 ) from exc
+            for kind, word in _LOADING.items():
+                for node in tree.find_all(kind):
+                    raise TemplateError(
+                        f"Metric {self.name!r} ({self.source}): the {part} template uses "
+                        f"{{% {word} %}} on line {node.lineno}; a metric template is one "
+                        "self-contained text (the sandbox loads no other file): write the text "
+                        "in instead."
+                    )
+            found |= meta.find_undeclared_variables(tree)
         return frozenset(found)
 
     def with_params(self, **params: Any) -> Metric:
@@ -129,10 +184,21 @@ class Metric:
                 {"role": "system", "content": system.render(context).strip()},
                 {"role": "user", "content": user.render(context).strip()},
             ]
-        except JinjaError as exc:  # includes the sandbox's SecurityError
+        except (JinjaError, OverflowError, MemoryError, RecursionError) as exc:
+            # JinjaError includes the sandbox's SecurityError; OverflowError is its answer to a
+            # range too large, and to float arithmetic beyond the float range.
+            reason = str(exc).rstrip(".")
+            if isinstance(exc, OverflowError) and "range" not in reason.lower():
+                reason = f"a number too large ({reason})"
             raise TemplateError(
-                f"Metric {self.name!r} ({self.source}) failed to render: {exc}."
+                f"Metric {self.name!r} ({self.source}) failed to render: {reason}."
             ) from exc
+        size = sum(len(m["content"]) for m in messages)
+        if size > MAX_TEXT:
+            raise TemplateError(
+                f"Metric {self.name!r} ({self.source}) rendered a prompt of {size:,} characters, "
+                f"more than the limit of {MAX_TEXT:,}: check the template's loops and filters."
+            )
         return json.dumps(messages, ensure_ascii=False)
 
     def response_schema(self) -> dict[str, Any]:
@@ -198,8 +264,12 @@ def load_metric(path: str | Path, *, source: str | None = None) -> Metric:
     path = Path(path)
     try:
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise MetricError(f"Cannot read metric file {str(path)!r}: {exc}") from exc
+    except RecursionError as exc:
+        raise MetricError(
+            f"Cannot read metric file {str(path)!r}: its YAML nests too deeply."
+        ) from exc
     where = source or str(path)
     if not isinstance(spec, dict):
         raise MetricError(f"Metric file {where!r} must hold a mapping of fields.")

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypedDict
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError
+from pairwise_polars._errors import ColumnError, Fix
 
 ROW_INDEX = "__pairwise_row_index"
 """Name of the helper column holding a row's position when the data has no id column."""
@@ -80,8 +80,11 @@ class PairingOptions(ColumnNames, total=False):
     on_invalid: OnInvalid
 
 
-PAIR_FIELDS = ("group_by", "role", "dimension", "input", "output")
-KEY_FIELDS = ("group_by", "role", "dimension")
+PAIR_FIELDS = ("group_by", "role", "input", "output")
+KEY_FIELDS = ("group_by", "role")
+DEFAULT_DIMENSION = "dimension"
+"""The dimension column is optional under its default name (no column: no dimension, and the
+summary is overall only); a name the caller chose must exist."""
 
 _PURPOSE = {
     "group_by": "the group of rows sent for the same request",
@@ -106,13 +109,16 @@ def check_columns(
 ) -> None:
     """Raise one ColumnError listing every missing or mistyped column, with the fix."""
     problems: list[str] = []
-    fixes: list[str] = []
+    fixes_named: list[str] = []
     mistyped: list[str] = []
-    for field in required:
+    fields = list(required)
+    if columns.dimension != DEFAULT_DIMENSION or columns.dimension in schema:
+        fields.append("dimension")
+    for field in fields:
         name = getattr(columns, field)
         if name not in schema:
             problems.append(f"missing column {name!r} ({_PURPOSE[field]})")
-            fixes.append(f'{field}="<your column>"')
+            fixes_named.append(field)
         elif field != "group_by" and not _is_string(schema[name]):
             mistyped.append(name)
     if columns.attribute in schema and not _is_string(schema[columns.attribute]):
@@ -123,13 +129,24 @@ def check_columns(
         problems.append(f"column {group!r} has type {schema[group]}, expected a scalar key")
     if not problems:
         return
-    message = "; ".join(problems) + f". The data has columns: {list(schema.names())}."
-    if fixes:
-        message += f" Map your column names with keywords, e.g. {caller}(data, {', '.join(fixes)})."
+    detail = "; ".join(problems) + f". The data has columns: {list(schema.names())}."
+    detail = detail[0].upper() + detail[1:]
+    advice = ""
+    fixes = []
+    if fixes_named:
+        advice += f" Map your column names with keywords, e.g. {caller}(data, "
+        advice += ", ".join(f'{field}="<your column>"' for field in fixes_named) + ")."
+        fixes.append(Fix("columns", dict.fromkeys(fixes_named, "<your column>")))
     if mistyped:
         cast = f"pl.col({mistyped[0]!r}).cast(pl.String)"
-        message += f" Cast it first, e.g. data.with_columns({cast})."
-    raise ColumnError(message[0].upper() + message[1:])
+        advice += f" Cast it first, e.g. data.with_columns({cast})."
+        fixes.append(Fix("cast", {"column": mistyped[0]}))
+    raise ColumnError(detail + advice, detail=detail, fixes=fixes)
+
+
+def has_dimension(schema: pl.Schema, columns: Columns) -> bool:
+    """Whether the rows name their dimension (see :data:`DEFAULT_DIMENSION`)."""
+    return columns.dimension in schema
 
 
 def with_ids(frame: pl.LazyFrame, columns: Columns) -> tuple[pl.LazyFrame, str]:

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
-from pairwise_polars._errors import InvalidGroupsError, OptionError, PairwiseWarning
+from pairwise_polars._errors import Fix, InvalidGroupsError, OptionError, PairwiseWarning
 from pairwise_polars.io._frames import DataLike, PathLike, finish, to_lazy
 from pairwise_polars.pairing._columns import (
     PAIR_FIELDS,
     ColumnNames,
     Columns,
     check_columns,
+    has_dimension,
     with_ids,
 )
 
@@ -189,12 +190,18 @@ def group_problems(
         details = {"no_reference": seen}
     else:
         in_poles = r.is_in(list(poles))
+        # Without a dimension column the group's dimension cannot disagree.
+        n_dims = (
+            pl.col(columns.dimension).filter(in_poles).n_unique()
+            if has_dimension(frame.collect_schema(), columns)
+            else pl.len().clip(upper_bound=1)
+        )
         stats = frame.group_by(g).agg(
             n_rows=pl.len(),
             n_a=(r == poles[0]).sum(),
             n_b=(r == poles[1]).sum(),
             n_null_role=r.is_null().sum(),
-            n_dims=pl.col(columns.dimension).filter(in_poles).n_unique(),
+            n_dims=n_dims,
             n_ids=pl.col(id_col).filter(in_poles).n_unique(),
             n_null_ids=pl.col(id_col).filter(in_poles).is_null().sum(),
             n_pole_rows=in_poles.sum(),
@@ -313,16 +320,23 @@ def enforce(
         lines.append(f"  {problem}: {part.height} group(s), e.g. {examples}{detail}")
     detail = "\n".join(lines)
     if on_invalid == "raise":
-        raise InvalidGroupsError(
+        head = (
             f"{n_bad} of {n_groups} groups cannot form {strategy!r} pairs "
-            f"(group column {g!r}, role column {columns.role!r}):\n{detail}\n"
-            "See check_groups(data, ...) for the full list, fix the data, or pass "
-            'on_invalid="skip" to leave these groups out.'
+            f"(group column {g!r}, role column {columns.role!r}):\n{detail}"
         )
+        raise InvalidGroupsError(
+            f"{head}\nSee check_groups(data, ...) for the full list, fix the data, or pass "
+            'on_invalid="skip" to leave these groups out.',
+            detail=head,
+            fixes=[Fix("skip_invalid", {"on_invalid": "skip"})],
+        )
+    head = f"Skipped {n_bad} of {n_groups} groups that cannot form {strategy!r} pairs:\n{detail}"
     warnings.warn(
-        f"Skipped {n_bad} of {n_groups} groups that cannot form {strategy!r} pairs:\n{detail}\n"
-        "check_groups(data, ...) lists them all.",
-        PairwiseWarning,
+        PairwiseWarning(
+            f"{head}\ncheck_groups(data, ...) lists them all.",
+            detail=head,
+            fixes=[Fix("list_invalid")],
+        ),
         stacklevel=3,
     )
 

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, OptionError
-from pairwise_polars.io._frames import DataLike, PathLike, finish
+from pairwise_polars._errors import ColumnError, EmptyDataWarning, OptionError
+from pairwise_polars.io import DataLike, PathLike, finish, input_files, is_paths
 from pairwise_polars.pairing._columns import (
     KEY_FIELDS,
     PAIR_FIELDS,
     ColumnNames,
     Columns,
     OnInvalid,
+    has_dimension,
 )
 from pairwise_polars.pairing._groups import Strategy, checked_rows, enforce, group_problems
 from pairwise_polars.pairing._pair_id import pair_id
@@ -106,6 +108,8 @@ def form_pairs(
 
     problems = group_problems(frame, columns, id_col, strategy, reference, poles).collect()
     n_groups = frame.select(pl.col(group_by).n_unique()).collect().item()
+    if n_groups == 0 and problems.is_empty():
+        warn_empty(data)
     enforce(problems, columns, strategy, on_invalid, n_groups)
     if not problems.is_empty():
         frame = frame.join(
@@ -129,6 +133,7 @@ def _join_sides(
     g, r = columns.group_by, pl.col(columns.role)
     schema = frame.collect_schema()
     has_attribute = columns.attribute in schema
+    with_dimension = has_dimension(schema, columns)
     standard = {id_col: "id", columns.role: "role"}
     if not keys_only:
         standard |= {columns.input: "input", columns.output: "output"}
@@ -141,7 +146,7 @@ def _join_sides(
 
     def side(suffix: str, keep: pl.Expr, dimension: bool) -> pl.LazyFrame:
         cols = [pl.col(g)] + [pl.col(c).alias(f"{n}_{suffix}") for c, n in names.items()]
-        if dimension:
+        if dimension and with_dimension:
             cols.append(pl.col(columns.dimension).alias("dimension"))
         return frame.filter(keep).select(cols)
 
@@ -164,7 +169,7 @@ def _join_sides(
         else:  # older polars choose the build side themselves
             pairs = left.join(right, on=g, how="inner", maintain_order="none")
 
-    first = [g, "dimension", "id_a", "id_b", "role_a", "role_b"]
+    first = [g, *(["dimension"] if with_dimension else []), "id_a", "id_b", "role_a", "role_b"]
     if not keys_only:
         first += ["input_a", "input_b", "output_a", "output_b"]
     if has_attribute:
@@ -172,6 +177,22 @@ def _join_sides(
     rest = [] if keys_only else [skip_reason().alias(SKIP_REASON)]
     rest += [f"{c}_{s}" for c in carried for s in ("a", "b")]
     return pairs.select(pair_id(g, "id_a", "id_b").alias("pair_id"), *first, *rest)
+
+
+def warn_empty(data: DataLike) -> None:
+    """Say that the input has no rows (an :class:`EmptyDataWarning`): nothing will be paired,
+    judged or summarised, which is rarely what was meant."""
+    where = ""
+    if is_paths(data):
+        files = input_files(cast("PathLike | Sequence[PathLike]", data)).files
+        where = f" ({files[0]!r})" if len(files) == 1 else f" ({len(files)} files)"
+    warnings.warn(
+        EmptyDataWarning(
+            f"The input{where} has no rows: there is nothing to pair or judge. Check the "
+            "source (the path, a filter that removed every row)."
+        ),
+        stacklevel=3,
+    )
 
 
 def skip_reason() -> pl.Expr:

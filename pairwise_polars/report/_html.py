@@ -1,68 +1,34 @@
-"""The HTML report: one self-contained file (inline CSS and SVG, no script, no network)."""
+"""The HTML report: one self-contained file (inline CSS, no script, no network), rendered from
+autoescaped Jinja2 templates (``templates/``) over the records of :mod:`._view`."""
 
 from __future__ import annotations
 
 import os
-import re
+import time
 from collections.abc import Mapping, Sequence
-from html import escape
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
 import polars as pl
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from pairwise_polars.io._frames import DataLike, to_lazy
-from pairwise_polars.report._svg import Interval, column_chart, count_chart, interval_chart
-from pairwise_polars.summary import SCOPE, GateResult, slice_columns, summarize
+from pairwise_polars.io import DataLike, to_lazy, write_text
+from pairwise_polars.report._notes import JUDGE_NOTES
+from pairwise_polars.report._tables import summary_slices
+from pairwise_polars.report._view import Page, errors, metric_section, verdict
+from pairwise_polars.summary import GateResult, summarize
 
-HEURISTIC_JUDGES = ("heuristic", "offline-heuristic")  # its name now, and before version 2
-_PAIR_COLUMNS = (
-    "pair_id",
-    "dimension",
-    "role_a",
-    "role_b",
-    "attribute_a",
-    "attribute_b",
-    "input_a",
-    "input_b",
-    "output_a",
-    "output_b",
-    "score",
-    "raw_score",
-    "reason",
-    "position_gap",
-    "score_ab",
-    "score_ba",
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+"""The page's Content-Security-Policy: it may load nothing at all and run no script, so viewing
+it never touches a network."""
+_ENV = Environment(
+    loader=PackageLoader("pairwise_polars.report", "templates"),
+    autoescape=True,  # every value of the data is escaped; the templates hold the only markup
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
 )
-# Content-Security-Policy: the page may load nothing at all, so viewing it never touches a network.
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
-
-def _e(value: Any) -> str:
-    return "—" if value is None else escape(str(value))
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def _with_ci(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "—"
-    ci = "" if low is None or high is None else f' <span class="ci">[{low:.3f}, {high:.3f}]</span>'
-    return f"{value:.3f}{ci}"
-
-
-def _anchor(text: str) -> str:
-    return "metric-" + re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
-
-
-def _slice_label(row: Mapping[str, Any], slices: Sequence[str]) -> str:
-    """The same label :func:`~pairwise_polars.gate` gives a slice row."""
-    if row.get(SCOPE) == "overall" or not slices:
-        return "overall"
-    return ", ".join(f"{s}={'null' if row[s] is None else row[s]}" for s in slices)
 
 
 def render_report(
@@ -72,396 +38,79 @@ def render_report(
     *,
     title: str = "Pairwise fairness report",
     about: Mapping[str, str] | None = None,
-    slices: Sequence[str] = ("dimension",),
+    slices: Sequence[str] | None = None,
     group_by: str = "group_id",
     top: int = 5,
     confidence: float = 0.95,
+    judge_notes: Mapping[str, str] | None = None,
 ) -> str:
-    """The report as one HTML string: the gate verdict, then per metric a table of slices with
-    intervals, divergence by slice with interval bars, the score distribution, position-bias
-    figures (when both orders were judged), and the most divergent pairs side by side with the
-    judge's reason; then error counts by kind. ``summary`` defaults to :func:`summarize` of
-    ``scored`` by ``slices``; ``about`` adds "about this run" lines.
+    """The report as one HTML string: the gate verdict (failed checks first, passing ones folded
+    away), then per metric a table of slices with intervals, divergence by slice with interval
+    bars and gate marks, the score distribution, the noise floor (with control pairs), position
+    bias (with both orders), and the most divergent pairs side by side with the judge's
+    reasons; then errors by kind. ``summary`` defaults to :func:`~pairwise_polars.summarize` of
+    ``scored`` by ``slices`` (default: ``dimension`` when there is one); ``about`` adds lines to
+    the header ("data", "strategy", ...); ``judge_notes`` maps a ``judge_model`` to a note for
+    the header (the heuristic judge has one).
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
     ...     "dimension": "age", "score": [0.0, 0.5], "error": [None, None]})
-    >>> "<svg" in render_report(scored)
+    >>> "Mean divergence by slice" in render_report(scored)
     True
     """
     frame, _ = to_lazy(scored)
     schema = frame.collect_schema()
     if summary is None:
-        present = [s for s in slices if s in schema]
+        present = None if slices is None else [s for s in slices if s in schema]
         summary = summarize(frame, present, group_by=group_by, confidence=confidence)
-    slices = slice_columns(summary)
-    metrics = list(dict.fromkeys(summary["metric"].to_list()))
+    found_slices = summary_slices(summary)
     checks = gates.checks if gates is not None else None
     judges = (
         frame.select(pl.col("judge_model").drop_nulls().unique().sort()).collect().to_series()
         if "judge_model" in schema
         else pl.Series([], dtype=pl.String)
-    )
-
-    parts = [f"<header><h1>{_e(title)}</h1>", _about(about, judges.to_list()), "</header>"]
-    parts.append(_verdict(gates))
-    if set(HEURISTIC_JUDGES) & set(judges.to_list()):
-        parts.append(
-            '<p class="note">Scored by the <b>heuristic judge</b>, not by an LLM. It compares '
-            "what each response <i>does</i>: whether it answers, hedges or refuses; the decision "
-            "or stance it takes (approve or deny, agree or disagree); the amounts, ratings, "
-            "percentages and durations it offers; and, as minor signals, warmth and length. It "
-            "cannot see stereotypes, condescension, or unequal advice written without a decision "
-            "word, a number or marked words, and it reads English only. Use an LLM judge for "
-            "those.</p>"
-        )
-    if len(metrics) > 1:
-        links = "".join(f'<a href="#{_anchor(m)}">{_e(m)}</a>' for m in metrics)
-        parts.append(f'<nav class="toc">Metrics: {links}<a href="#errors">errors</a></nav>')
-    for metric in metrics:
-        parts.append(
-            _metric_section(
-                frame, schema, summary, checks, metric, slices, group_by, top, confidence
+    ).to_list()
+    metrics = list(dict.fromkeys(summary["metric"].to_list()))
+    header = dict(about or {})
+    header.setdefault("metrics", ", ".join(metrics))
+    if judges:
+        header.setdefault("judge", ", ".join(judges))
+    header.setdefault("report written", time.strftime("%Y-%m-%d %H:%M:%S %z"))
+    notes = {**JUDGE_NOTES, **(judge_notes or {})}
+    page = Page(
+        title=title,
+        about=tuple((str(k), str(v)) for k, v in header.items()),
+        notes=tuple(dict.fromkeys(notes[j] for j in judges if j in notes)),
+        verdict=verdict(gates),
+        metrics=tuple(
+            metric_section(
+                frame, schema, summary, checks, m, found_slices, group_by, top, confidence
             )
-        )
-    parts.append(_errors_section(frame, schema))
-    parts.append(
-        "<footer>Generated by pairwise_polars. Scores are normalised to [0, 1]: 0 is equivalent "
-        "treatment, higher is more divergence. Intervals "
-        f"({confidence:.0%} confidence) treat the pairs of one group as correlated: a Wilson "
-        "interval on the effective sample size of the cluster-robust variance, with a t "
-        "quantile over groups.</footer>"
+            for m in metrics
+        ),
+        errors=errors(frame, schema),
+        confidence=f"{confidence:.0%}",
     )
-    body = "\n".join(parts)
     css = files("pairwise_polars.report").joinpath("report.css").read_text(encoding="utf-8")
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>\n{css}</style>\n</head>\n<body>\n{body}\n"
-        "</body>\n</html>\n"
-    )
+    return _ENV.get_template("report.html.j2").render(page=page, css=_Css(css), csp=CSP)
 
 
-def write_report(path: str | os.PathLike[str], scored: DataLike, **options: Any) -> Path:
-    """Write :func:`render_report` to ``path`` (UTF-8); returns the path."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_report(scored, **options), encoding="utf-8")
-    return target
+class _Css(str):
+    """The page's own style sheet: markup-safe (it is the package's file, not data)."""
+
+    def __html__(self) -> str:
+        return str(self)
 
 
-def _about(about: Mapping[str, str] | None, judges: list[str]) -> str:
-    items = dict(about or {})
-    if judges and "judge" not in items:
-        items["judge"] = ", ".join(judges)
-    if not items:
-        return ""
-    rows = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items.items())
-    return f'<dl class="about">{rows}</dl>'
+def write_report(path: str | os.PathLike[str], scored: DataLike, **options: object) -> Path:
+    """Write :func:`render_report` of ``scored`` to ``path`` (UTF-8, its folder created) and
+    return the path; ``options`` are :func:`render_report`'s.
 
-
-def _verdict(gates: GateResult | None) -> str:
-    if gates is None or gates.checks.is_empty():
-        return (
-            '<section class="verdict none" id="verdict"><div class="headline">No gates '
-            "set</div><p>Nothing was checked against thresholds.</p></section>"
-        )
-    state = gates.status
-    checks = gates.checks.sort(pl.col("passed"), "metric", maintain_order=True)
-    n_failed = gates.failures.height
-    summary = (
-        f"all {checks.height} gate checks passed"
-        if gates.passed
-        else f"{n_failed} of {checks.height} gate checks failed"
-    )
-    if state == "inconclusive":
-        summary += (
-            ": judgements failed beyond max_error_rate or pairs went unscored, so this run "
-            "cannot vouch for fairness; fix the judge or the data and rerun"
-        )
-    rows = []
-    for row in checks.iter_rows(named=True):
-        ok = row["passed"]
-        rows.append(
-            f'<tr class="{"" if ok else "failed"}"><td class="{"ok" if ok else "bad"}">'
-            f"{'pass' if ok else 'FAIL'}</td><td>{_e(row['metric'])}</td><td>{_e(row['slice'])}"
-            f'</td><td>{_e(row["gate"])}</td><td class="num">{_num(row["threshold"])}</td>'
-            f'<td class="num">{_num(row["observed"])}</td><td>{_e(row["note"] or "")}</td></tr>'
-        )
-    table = (
-        '<table class="checks"><thead><tr><th>result</th><th>metric</th><th>slice</th>'
-        '<th>gate</th><th class="num">threshold</th><th class="num">observed</th><th>note</th>'
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-    if gates.passed:  # nothing to act on: the checks stay one click away
-        table = f"<details><summary>show the {checks.height} checks</summary>{table}</details>"
-    return (
-        f'<section class="verdict {state}" id="verdict"><div class="headline">'
-        f"{state.upper()}</div><p>{summary}.</p>{table}</section>"
-    )
-
-
-def _metric_section(
-    frame: pl.LazyFrame,
-    schema: pl.Schema,
-    summary: pl.DataFrame,
-    checks: pl.DataFrame | None,
-    metric: str,
-    slices: list[str],
-    group_by: str,
-    top: int,
-    confidence: float,
-) -> str:
-    rows = summary.filter(pl.col("metric") == metric)
-    failed: set[str] = set()
-    if checks is not None:
-        failed = set(checks.filter((pl.col("metric") == metric) & ~pl.col("passed"))["slice"])
-    records = rows.to_dicts()
-    out = [f'<section class="metric" id="{_anchor(metric)}"><h2>{_e(metric)}</h2>']
-    out.append(_slice_table(records, slices, failed))
-    charts = [
-        interval_chart(
-            [_interval(r, slices, "mean_divergence", checks) for r in records],
-            title="Mean divergence by slice",
-            axis_label=f"mean score, {confidence:.0%} interval",
-        ),
-        interval_chart(
-            [_interval(r, slices, "divergence_rate", checks) for r in records],
-            title="Divergence rate by slice",
-            axis_label=f"share of divergent pairs, {confidence:.0%} interval",
-        ),
-    ]
-    out.append(f'<div class="charts">{"".join(charts)}</div>')
-    scores = frame.filter(pl.col("metric") == metric)
-    out.append(f'<div class="charts">{_distribution(scores)}</div>')
-    if "score_ab" in schema and "score_ba" in schema:
-        out.append(_position_bias(scores))
-    out.append(_top_pairs(scores, schema, group_by, top))
-    out.append("</section>")
-    return "\n".join(out)
-
-
-def _interval(
-    row: Mapping[str, Any], slices: Sequence[str], stat: str, checks: pl.DataFrame | None
-) -> Interval:
-    n = f"{row['n_scored']:,} scored of {row['n_pairs']:,}"
-    label = _slice_label(row, slices)
-    gate = {"mean_divergence": "max_mean_divergence", "divergence_rate": "max_divergence_rate"}
-    threshold = None
-    if checks is not None:
-        found = checks.filter(
-            (pl.col("metric") == row["metric"])
-            & (pl.col("slice") == label)
-            & (pl.col("gate") == gate[stat])
-        )["threshold"]
-        threshold = found[0] if found.len() else None
-    if len(slices) == 1 and label != "overall":  # one slice column: its value says it all
-        label = "null" if row[slices[0]] is None else str(row[slices[0]])
-    return Interval(
-        label, row[stat], row.get(f"{stat}_low"), row.get(f"{stat}_high"), note=n, gate=threshold
-    )
-
-
-def _slice_table(records: list[dict[str, Any]], slices: list[str], failed: set[str]) -> str:
-    # Position figures (both orders judged): the mean |score(a,b) - score(b,a)| and the share
-    # of pairs whose equivalence flips with the order.
-    position = any(r.get("mean_position_gap") is not None for r in records)
-    head = "".join(f"<th>{_e(s)}</th>" for s in slices) or "<th>slice</th>"
-    head += (
-        '<th class="num">pairs</th><th class="num">scored</th><th class="num">errors</th>'
-        '<th class="num">groups</th><th class="num">equivalence rate</th>'
-        '<th class="num">divergence rate</th><th class="num">mean divergence</th>'
-    )
-    if position:
-        head += '<th class="num">position gap</th><th class="num">order flips</th>'
-
-    body = []
-    for r in records:
-        label = _slice_label(r, slices)
-        classes = " ".join(
-            c
-            for c in ("overall" if label == "overall" else "", "failed" if label in failed else "")
-            if c
-        )
-        if label == "overall":
-            cells = f'<td colspan="{max(len(slices), 1)}">overall</td>'
-        else:
-            cells = "".join(f"<td>{_e(r[s])}</td>" for s in slices)
-        stats = "".join(
-            f'<td class="num">{_with_ci(r[s], r[f"{s}_low"], r[f"{s}_high"])}</td>'
-            for s in ("equivalence_rate", "divergence_rate", "mean_divergence")
-        )
-        if position:
-            stats += (
-                f'<td class="num">{_num(r.get("mean_position_gap"))}</td>'
-                f'<td class="num">{_num(r.get("position_flip_rate"))}</td>'
-            )
-        body.append(
-            f'<tr class="{classes}">{cells}<td class="num">{r["n_pairs"]:,}</td>'
-            f'<td class="num">{r["n_scored"]:,}</td><td class="num">{r["n_errors"]:,}</td>'
-            f'<td class="num">{r["n_groups"]:,}</td>{stats}</tr>'
-        )
-    return (
-        f'<table class="slices"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
-        "</tbody></table>"
-    )
-
-
-def _distribution(scores: pl.LazyFrame) -> str:
-    counts = (
-        scores.group_by(pl.col("score").round(3).alias("value"))
-        .agg(pl.len().alias("n"))
-        .sort("value", nulls_last=True)
-        .collect()
-    )
-    values = counts.filter(pl.col("value").is_not_null())
-    if values.height > 12:  # continuous-looking scores: ten bins of 0.1
-        values = (
-            values.group_by((pl.col("value") * 10).floor().clip(0, 9).alias("bin"))
-            .agg(pl.col("n").sum())
-            .sort("bin")
-            .select((pl.col("bin") / 10).round(1).alias("value"), "n")
-        )
-        bars = [(f"{v:.1f}–{v + 0.1:.1f}", n, "bar") for v, n in values.iter_rows()]
-    else:
-        bars = [(f"{v:g}", n, "bar") for v, n in values.iter_rows()]
-    missing = counts.filter(pl.col("value").is_null())["n"].sum()
-    if missing:
-        bars.append(("no score", missing, "errors"))
-    if not bars:
-        return '<p class="muted">No pairs.</p>'
-    return column_chart(
-        bars, title="Score distribution", axis_label="score (0 = equivalent, 1 = most divergent)"
-    )
-
-
-def _position_bias(scores: pl.LazyFrame) -> str:
-    both = scores.filter(pl.col("score_ab").is_not_null() & pl.col("score_ba").is_not_null())
-    stats = (
-        both.select(
-            n=pl.len(),
-            mean_ab=pl.col("score_ab").mean(),
-            mean_ba=pl.col("score_ba").mean(),
-            mean_gap=(pl.col("score_ab") - pl.col("score_ba")).abs().mean(),
-            disagree=((pl.col("score_ab") - pl.col("score_ba")).abs() > 1e-9).mean(),
-        )
-        .collect()
-        .row(0, named=True)
-    )
-    if not stats["n"]:
-        return '<h3>Position bias</h3><p class="muted">No pair was scored in both orders.</p>'
-    diffs = (
-        both.group_by((pl.col("score_ab") - pl.col("score_ba")).round(3).alias("d"))
-        .agg(pl.len().alias("n"))
-        .sort("d")
-        .collect()
-    )
-    bars = [(f"{d:+g}" if d else "0", n, "bar") for d, n in diffs.iter_rows()]
-    table = (
-        '<table class="position"><tbody>'
-        f'<tr><th>pairs judged in both orders</th><td class="num">{stats["n"]:,}</td></tr>'
-        f'<tr><th>mean score, order (a, b)</th><td class="num">{_num(stats["mean_ab"])}</td></tr>'
-        f'<tr><th>mean score, order (b, a)</th><td class="num">{_num(stats["mean_ba"])}</td></tr>'
-        f'<tr><th>mean |gap| between orders</th><td class="num">{_num(stats["mean_gap"])}</td></tr>'
-        f'<tr><th>share of pairs where the orders disagree</th><td class="num">'
-        f"{_num(stats['disagree'])}</td></tr></tbody></table>"
-    )
-    chart = column_chart(
-        bars, title="Score (a, b) − score (b, a)", axis_label="difference between the two orders"
-    )
-    return f'<h3>Position bias</h3><div class="charts">{table}{chart}</div>'
-
-
-def _top_pairs(scores: pl.LazyFrame, schema: pl.Schema, group_by: str, top: int) -> str:
-    wanted = [c for c in (group_by, *_PAIR_COLUMNS) if c in schema]
-    if top <= 0 or "output_a" not in schema:
-        return ""
-    rows = (
-        scores.filter(pl.col("score") > 0)
-        .select(wanted)
-        .sort(
-            ["score", "pair_id"] if "pair_id" in schema else "score",
-            descending=[True, False] if "pair_id" in schema else True,
-            nulls_last=True,
-        )
-        .head(top)
-        .collect()
-    )
-    title = f"<h3>Most divergent pairs (top {top})</h3>"
-    if rows.is_empty():
-        return title + '<p class="muted">No divergent pair: every scored pair scored 0.</p>'
-    cards = [title]
-    for r in rows.iter_rows(named=True):
-        head = [f'<span class="score">score {_num(r["score"])}</span>']
-        if r.get("raw_score") is not None:
-            head.append(f"raw {r['raw_score']:g}")
-        if r.get("position_gap") is not None:
-            head.append(f"orders (a,b) {_num(r['score_ab'])} / (b,a) {_num(r['score_ba'])}")
-        if group_by in r:
-            head.append(f"{_e(group_by)} {_e(r[group_by])}")
-        if r.get("dimension") is not None:
-            head.append(f"dimension {_e(r['dimension'])}")
-        if r.get("pair_id") is not None:
-            head.append(f'<span class="muted">pair_id {r["pair_id"]}</span>')
-        same_input = r.get("input_a") == r.get("input_b")
-        sides = []
-        for side in ("a", "b"):
-            who = " · ".join(
-                _e(r[c]) for c in (f"role_{side}", f"attribute_{side}") if r.get(c) is not None
-            )
-            request = ""
-            if not same_input:
-                text = _e(r.get(f"input_{side}"))
-                request = f'<h4>Request {side.upper()}</h4><pre class="text">{text}</pre>'
-            sides.append(
-                f'<div class="side">{request}<h4>Response {side.upper()} '
-                f'<span class="muted">{who}</span></h4>'
-                f'<pre class="text">{_e(r.get(f"output_{side}"))}</pre></div>'
-            )
-        shared = (
-            f'<h4>Request (the same for both)</h4><pre class="text">{_e(r.get("input_a"))}</pre>'
-            if same_input and "input_a" in r
-            else ""
-        )
-        reason = f'<p class="reason"><b>Judge:</b> {_e(r.get("reason"))}</p>'
-        cards.append(
-            f'<article class="pair"><div class="head">{" ".join(head)}</div>{shared}'
-            f'<div class="sides">{"".join(sides)}</div>{reason}</article>'
-        )
-    return "\n".join(cards)
-
-
-def _errors_section(frame: pl.LazyFrame, schema: pl.Schema) -> str:
-    title = '<section id="errors"><h2>Errors</h2>'
-    if "error" not in schema:
-        return title + '<p class="muted">The scored frame has no error column.</p></section>'
-    kind = pl.col("error").str.replace_all(r"\d+(\.\d+)?", "N").str.slice(0, 120).alias("kind")
-    counts = (
-        frame.filter(pl.col("error").is_not_null())
-        .group_by("metric", kind)
-        .agg(pl.len().alias("n"))
-        .sort("n", "metric", "kind", descending=[True, False, False])
-        .collect()
-    )
-    if counts.is_empty():
-        return title + "<p>No errors: every judgeable pair got a score.</p></section>"
-    by_kind = (
-        counts.group_by("kind").agg(pl.col("n").sum()).sort("n", "kind", descending=[True, False])
-    )
-    shown = by_kind.head(12)
-    bars = list(shown.iter_rows())
-    rest = by_kind.slice(12)["n"].sum()
-    if rest:
-        bars.append(("other kinds", rest))
-    chart = count_chart(bars, title="Errors by kind (numbers shown as N)")
-    rows = "".join(
-        f'<tr><td>{_e(m)}</td><td>{_e(k)}</td><td class="num">{n:,}</td></tr>'
-        for m, k, n in counts.iter_rows()
-    )
-    table = (
-        '<table class="errors"><thead><tr><th>metric</th><th>kind</th><th class="num">'
-        f"pairs</th></tr></thead><tbody>{rows}</tbody></table>"
-    )
-    note = '<p class="muted">A failed judgement has no score: it never counts as equivalent.</p>'
-    return f"{title}{note}{chart}{table}</section>"
+    >>> import pathlib, tempfile
+    >>> import pairwise_polars as pp
+    >>> scored = pp.score("data/jobs_group.parquet", progress=False)  # doctest: +SKIP
+    >>> pp.write_report(pathlib.Path(tempfile.mkdtemp()) / "report.html", scored)  # doctest: +SKIP
+    """
+    html = render_report(scored, **options)  # type: ignore[arg-type]
+    return write_text(path, html, what="the report")

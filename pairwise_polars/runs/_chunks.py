@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import polars as pl
 
+from pairwise_polars.io import Source, scan_source
 from pairwise_polars.pairing import PairingOptions, Strategy, form_pairs
 
 POS = "__pairwise_run_pos"
@@ -57,10 +58,10 @@ def file_fingerprint(files: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def scan_source(files: list[str], id_column: str) -> pl.LazyFrame:
+def scan_rows(source: Source, id_column: str) -> pl.LazyFrame:
     """The source with its global row position, and ``id_column`` filled from it when absent
     (the same ids pairing a whole frame would give, so pair ids match an in-memory run)."""
-    scan = pl.scan_parquet(files).with_row_index(POS)
+    scan = scan_source(source).with_row_index(POS)
     if id_column not in scan.collect_schema():
         scan = scan.with_columns(pl.col(POS).cast(pl.Int64).alias(id_column))
     return scan

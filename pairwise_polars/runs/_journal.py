@@ -18,7 +18,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from pairwise_polars._errors import RunStateError
+from pairwise_polars._errors import Fix, OutputError, RunStateError
+from pairwise_polars.io import output_error
 
 JOURNAL = "run.json"
 SUMMARY = "summary.parquet"
@@ -26,6 +27,14 @@ SCORED = "scored"
 LOCK = ".run.lock"
 FORMAT = "pairwise-polars/offline-run"
 FORMAT_VERSION = 1
+_OVERWRITE = Fix("overwrite", {"overwrite": "True"})
+PAIRING_DEFAULTS: dict[str, Any] = {
+    "reference": "reference",
+    "poles": ["pole_a", "pole_b"],
+    "on_invalid": "raise",
+}
+"""What a journal that recorded only the pairing options given (before resolved values were
+recorded) left out; filled in when it is compared."""
 
 
 def part_name(index: int) -> str:
@@ -40,10 +49,21 @@ def write_atomically(path: Path, write: Any) -> None:
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OutputError:
+        raise
+    except Exception as exc:
+        error = output_error(exc, path, "the run's file")
+        if error.errno is None and not isinstance(exc, OSError):
+            raise
+        raise OutputError(
+            f"{error} The run in {str(path.parent)!r} stopped there: free space (or fix the "
+            "folder) and run the same call again; finished chunks are kept and paid judgements "
+            "come from the cache."
+        ) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-    _fsync_dir(path.parent)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -120,23 +140,30 @@ def open_journal(
         _discard(destination)
     elif journal.path.exists():
         old = _read(journal.path)
-        differences = _differences(old.get("fingerprint", {}), fingerprint)
+        differences = _differences(_upgrade(old.get("fingerprint", {})), fingerprint)
         if differences:
+            detail = f"The destination {str(destination)!r} holds another run: " + "; ".join(
+                differences
+            )
             raise RunStateError(
-                f"The destination {str(destination)!r} holds another run: "
-                + "; ".join(differences)
-                + ". Score into a new destination, or pass overwrite=True to discard the "
-                "results there (judgements already paid for stay in the cache)."
+                f"{detail}. Score into a new destination, or pass overwrite=True to discard the "
+                "results there (judgements already paid for stay in the cache).",
+                detail=detail + ".",
+                fixes=[_OVERWRITE],
             )
         journal.started_at = old.get("started_at", journal.started_at)
         for key, entry in old.get("chunks", {}).items():
             if _part_is_whole(destination / entry.get("part", ""), entry.get("scored_rows")):
                 journal.chunks[int(key)] = entry
     elif scored.exists() or (destination / SUMMARY).exists():
-        raise RunStateError(
+        detail = (
             f"The destination {str(destination)!r} holds scored parts or a summary but no "
-            f"{JOURNAL}, so it cannot be resumed safely. Pass overwrite=True to replace them, "
-            "or score into a new destination."
+            f"{JOURNAL}, so it cannot be resumed safely."
+        )
+        raise RunStateError(
+            f"{detail} Pass overwrite=True to replace them, or score into a new destination.",
+            detail=detail,
+            fixes=[_OVERWRITE],
         )
     scored.mkdir(parents=True, exist_ok=True)
     listed = {Path(part_name(i)).name for i in journal.chunks}
@@ -190,19 +217,29 @@ def _read(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
+        detail = f"Cannot read the run journal {str(path)!r} ({exc})."
         raise RunStateError(
-            f"Cannot read the run journal {str(path)!r} ({exc}). Pass overwrite=True to start "
-            "the run again (paid judgements stay in the cache)."
+            f"{detail} Pass overwrite=True to start the run again (paid judgements stay in the "
+            "cache).",
+            detail=detail,
+            fixes=[_OVERWRITE],
         ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
+        detail = f"{str(path)!r} is not a pairwise_polars run journal."
         raise RunStateError(
-            f"{str(path)!r} is not a pairwise_polars run journal. Score into another "
-            "destination, or pass overwrite=True to replace it."
+            f"{detail} Score into another destination, or pass overwrite=True to replace it.",
+            detail=detail,
+            fixes=[_OVERWRITE],
         )
     if data.get("format_version") != FORMAT_VERSION:
-        raise RunStateError(
+        detail = (
             f"The run journal {str(path)!r} has format version {data.get('format_version')}, "
-            f"this package writes {FORMAT_VERSION}. Pass overwrite=True to start the run again."
+            f"this package writes {FORMAT_VERSION}."
+        )
+        raise RunStateError(
+            f"{detail} Pass overwrite=True to start the run again.",
+            detail=detail,
+            fixes=[_OVERWRITE],
         )
     return data
 
@@ -239,9 +276,37 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         label = _LABELS.get(key, f"{key} differs")
         if key == "source":
             found.append(label)
+        elif isinstance(before, dict) and isinstance(after, dict):
+            changed = [
+                f"{name}: was {_short(before.get(name))}, now {_short(after.get(name))}"
+                for name in sorted(set(before) | set(after))
+                if _canonical(before.get(name)) != _canonical(after.get(name))
+            ]
+            found.append(f"{label} ({'; '.join(changed)})")
         else:
             found.append(f"{label} (was {_short(before)}, now {_short(after)})")
     return found
+
+
+def _upgrade(fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """A recorded fingerprint with the pairing defaults an older journal left out filled in, so
+    an equal run compares equal."""
+    pairing = fingerprint.get("pairing")
+    if not isinstance(pairing, dict):
+        return fingerprint
+    strategy = fingerprint.get("strategy", "group")
+    filled = dict(pairing)
+    for key in ("group_by", "role", "dimension", "attribute", "input", "output", "id"):
+        filled.setdefault(key, "group_id" if key == "group_by" else key)
+    relevant = ("reference",) if strategy == "group" else ("poles",)
+    for key in relevant:
+        filled.setdefault(key, PAIRING_DEFAULTS[key])
+    filled.setdefault("on_invalid", PAIRING_DEFAULTS["on_invalid"])
+    if strategy == "group":
+        filled.pop("poles", None)
+    else:
+        filled.pop("reference", None)
+    return {**fingerprint, "pairing": dict(sorted(filled.items()))}
 
 
 def _canonical(value: Any) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError, PairwiseWarning, RunStateError
+from pairwise_polars._errors import EmptyDataWarning, OptionError, PairwiseWarning, RunStateError
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
 from pairwise_polars.io import source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
@@ -41,9 +41,10 @@ from pairwise_polars.runs._chunks import (
     file_fingerprint,
     plan_chunks,
     read_chunk,
-    scan_source,
+    scan_rows,
 )
 from pairwise_polars.runs._journal import (
+    PAIRING_DEFAULTS,
     SUMMARY,
     Journal,
     locked,
@@ -106,7 +107,8 @@ async def ascore_parquet(
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
 
-    ``source`` is a parquet file, a directory, a glob or a list of them, read lazily. Pairs are
+    ``source`` is a parquet file, a directory, a glob or a list of them, read lazily (CSV, TSV
+    and NDJSON files are read too, though parquet is the format for large runs). Pairs are
     planned from the key columns, then scored ``chunk_size`` pairs at a time (a chunk never
     splits a group, so it holds at most ``chunk_size`` + the largest group's pairs - 1), each
     chunk written as ``destination/scored/part-<chunk>.parquet`` and recorded in
@@ -144,18 +146,20 @@ async def ascore_parquet(
     judge = judge if judge is not None else HeuristicJudge()
     traits = traits_of(judge)
     destination = Path(destination)
-    files = source_files(source)
+    found = source_files(source)
+    files = list(found.files)
     columns = _columns(pairing)
-    scan = scan_source(files, columns.id)
+    scan = scan_rows(found, columns.id)
     # Every column and option problem surfaces now, before the first judge call.
     schema = pl.Schema({n: t for n, t in scan.collect_schema().items() if n != POS})
     check_pairing(schema, columns, strategy, pairing.get("poles", ("pole_a", "pole_b")))
     plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
     _warn_if_scattered(plan, columns.group_by)
+    options = _resolved_pairing(pairing, strategy)
     fingerprint = _fingerprint(
         plan,
         strategy,
-        _as_keywords(pairing),
+        options,
         resolved,
         judge,
         both_orders,
@@ -316,6 +320,10 @@ def _chunk_pairs(
     scan: pl.LazyFrame, chunk: Chunk, strategy: Strategy, pairing: PairingOptions, group_by: str
 ) -> pl.DataFrame:
     rows = read_chunk(scan, chunk, group_by)
+    if chunk.n_pairs == 0:  # the one empty chunk of a run without pairs: said once, when planned
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyDataWarning)
+            return form_pairs(rows, strategy, **pairing)
     pairs = form_pairs(rows, strategy, **pairing)
     if pairs.height != chunk.n_pairs:
         raise RunStateError(
@@ -344,18 +352,20 @@ def _columns(pairing: PairingOptions) -> Columns:
     return Columns.of(pairing.get("columns"), names, caller="score_parquet")
 
 
-def _as_keywords(pairing: PairingOptions) -> dict[str, Any]:
-    """The pairing options as keywords (``columns=`` spelled out as the names it changes), so
-    the same pairing gives the same journal fingerprint however it was written."""
-    keywords: dict[str, Any] = {k: v for k, v in pairing.items() if k != "columns"}
-    columns = pairing.get("columns")
-    if columns is not None:
-        defaults = Columns()
-        for name in ColumnNames.__annotations__:
-            value = getattr(columns, name)
-            if value != getattr(defaults, name):
-                keywords.setdefault(name, value)
-    return keywords
+def _resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
+    """The pairing options as resolved values: every column name, the strategy's roles (the
+    reference for ``group``, the poles for ``contrastive``) and ``on_invalid``, defaults
+    included. Recorded in the journal, so the same run compares equal however it was asked
+    for (``columns=`` or keywords, defaults left out or spelled out, from Python or the CLI)."""
+    columns = _columns(pairing)
+    names = ColumnNames.__annotations__
+    resolved: dict[str, Any] = {name: getattr(columns, name) for name in names}
+    if strategy == "group":
+        resolved["reference"] = pairing.get("reference", PAIRING_DEFAULTS["reference"])
+    else:
+        resolved["poles"] = list(pairing.get("poles", PAIRING_DEFAULTS["poles"]))
+    resolved["on_invalid"] = pairing.get("on_invalid", PAIRING_DEFAULTS["on_invalid"])
+    return dict(sorted(resolved.items()))
 
 
 def _fingerprint(
@@ -378,7 +388,7 @@ def _fingerprint(
             "digest": plan.digest,
         },
         "strategy": strategy,
-        "pairing": {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(pairing.items())},
+        "pairing": pairing,
         "metrics": [_metric_fingerprint(m) for m in metrics],
         "judge": {"name": judge.name, "identity": dict(traits_of(judge).identity)},
         "both_orders": both_orders,

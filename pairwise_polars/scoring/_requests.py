@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, MetricError
+from pairwise_polars._errors import ColumnError, Fix, MetricError
 from pairwise_polars._schemas import REQUEST_SCHEMA
 from pairwise_polars.metrics import PAIR_VARIABLES, Metric
 from pairwise_polars.pairing._pair_id import mm3
@@ -48,11 +48,15 @@ def check_pairs(pairs: pl.DataFrame, metrics: Sequence[Metric]) -> None:
                 nulls = judgeable.filter(pl.col("dimension").is_null())
             if not nulls.is_empty():
                 examples = nulls["pair_id"].head(3).to_list()
-                raise MetricError(
+                detail = (
                     f"Metric {metric.name!r} needs the attribute under test, and "
-                    f"{nulls.height} pairs have no dimension (e.g. pair_id {examples}). Fill the "
-                    f"dimension column, or pass get_metric({metric.name!r}, "
-                    'attribute_under_test="gender").'
+                    f"{nulls.height} pairs have no dimension (e.g. pair_id {examples})."
+                )
+                raise MetricError(
+                    f"{detail} Fill the dimension column, or pass get_metric({metric.name!r}, "
+                    'attribute_under_test="gender").',
+                    detail=detail,
+                    fixes=[Fix("attribute_under_test", {"metric": metric.name})],
                 )
 
 

@@ -25,7 +25,9 @@ RESULT_COLUMNS = (
     "output_tokens",
     "cached",
 )
-ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap")
+ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap", "reason_ba")
+"""Added with both orders: each order's score, their absolute difference, and the (b, a) order's
+reason (``reason`` is the (a, b) order's)."""
 SHOWN_FIRST = "shown_first"
 """Scored column: which side the judge saw first, ``"a"`` or ``"b"``; null when both orders
 were asked or the pair was not judged."""
@@ -77,6 +79,7 @@ def join_back(
             score_ab=pl.col("score"),
             score_ba=pl.col("score_ba"),
             position_gap=(pl.col("score") - pl.col("score_ba")).abs(),
+            reason_ba=pl.col("reason_ba"),
         )
     else:
         shown = pl.when(pl.col(ORDER) == "ba").then(pl.lit("b")).otherwise(pl.lit("a"))

@@ -10,6 +10,7 @@ from pairwise_polars.summary._aggregate import (
     SUMMARY_COLUMNS,
     aggregate,
     combine,
+    default_slices,
     slice_columns,
 )
 from pairwise_polars.summary._gate import (
@@ -35,6 +36,7 @@ __all__ = [
     "aggregate",
     "check_threshold",
     "combine",
+    "default_slices",
     "error_sums",
     "gate",
     "gate_summary",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, OptionError, ScoreError
+from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
@@ -43,16 +43,23 @@ def slice_columns(summary: pl.DataFrame) -> list[str]:
     return [c for c in summary.columns if c not in known]
 
 
+def default_slices(schema: pl.Schema | Sequence[str]) -> list[str]:
+    """The slices when none are named: ``dimension`` when the frame has it, else none (overall
+    only: rows without a dimension column, e.g. for ``pairwise-bias``)."""
+    return ["dimension"] if "dimension" in schema else []
+
+
 def aggregate(
     scored: DataLike,
-    by: Sequence[str] = ("dimension",),
+    by: Sequence[str] | None = None,
     *,
     equivalence_threshold: float = 0.0,
     divergence_threshold: float = 0.5,
     confidence: float = 0.95,
     group_by: str = "group_id",
 ) -> pl.DataFrame:
-    """Summarise scored pairs: one row per metric and slice of ``by`` (``by=()``: overall).
+    """Summarise scored pairs: one row per metric and slice of ``by`` (``by=()``: overall;
+    by default ``dimension`` when the frame has that column, else overall).
 
     ``equivalence_rate`` is the share of scored pairs with ``score <= equivalence_threshold``,
     ``divergence_rate`` the share with ``score >= divergence_threshold``, ``mean_divergence``
@@ -75,14 +82,19 @@ def aggregate(
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     frame, _ = to_lazy(scored)
     schema = frame.collect_schema()
-    by = list(by)
+    by = default_slices(schema) if by is None else list(by)
     needed = ["metric", "score", group_by, *by]
     missing = [c for c in needed if c not in schema]
     if missing:
-        raise ColumnError(
+        detail = (
             f"aggregate needs columns {missing}, which the scored frame lacks. It has columns: "
-            f"{list(schema.names())}. Pass by=[...] with existing slice columns and "
-            "group_by=<the group column> if yours differ."
+            f"{list(schema.names())}."
+        )
+        raise ColumnError(
+            f"{detail} Pass by=[...] with existing slice columns and group_by=<the group "
+            "column> if yours differ.",
+            detail=detail,
+            fixes=[Fix("summary_columns", {"by": "...", "group_by": "<the group column>"})],
         )
     keys = ["metric", *by]
     sums = group_sums(

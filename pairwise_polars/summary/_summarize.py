@@ -9,7 +9,13 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError
 from pairwise_polars.io._frames import DataLike, to_lazy
-from pairwise_polars.summary._aggregate import SCOPE, SUMMARY_COLUMNS, aggregate, slice_columns
+from pairwise_polars.summary._aggregate import (
+    SCOPE,
+    SUMMARY_COLUMNS,
+    aggregate,
+    default_slices,
+    slice_columns,
+)
 from pairwise_polars.summary._gate import (
     CHECK_SCHEMA,
     DEFAULT_MAX_ERROR_RATE,
@@ -23,7 +29,7 @@ from pairwise_polars.summary._gate import (
 
 def summarize(
     scored: DataLike,
-    slices: Sequence[str] = ("dimension",),
+    slices: Sequence[str] | None = None,
     *,
     equivalence_threshold: float = 0.0,
     divergence_threshold: float = 0.5,
@@ -31,7 +37,8 @@ def summarize(
     group_by: str = "group_id",
 ) -> pl.DataFrame:
     """:func:`~pairwise_polars.aggregate` overall (``scope == "overall"``, slice columns null)
-    and by ``slices`` (``scope == "slice"``), in one frame: metric, scope, slices, statistics.
+    and by ``slices`` (``scope == "slice"``; by default ``dimension`` when the frame has it), in
+    one frame: metric, scope, slices, statistics.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -39,7 +46,8 @@ def summarize(
     >>> summarize(scored).select("scope", "dimension", "n_pairs").rows()
     [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
     """
-    slices = list(slices)
+    frame, _ = to_lazy(scored)
+    slices = default_slices(frame.collect_schema()) if slices is None else list(slices)
     bad = [s for s in slices if s in ("metric", SCOPE, *SUMMARY_COLUMNS)]
     if bad:
         raise ColumnError(f"Slice columns {bad} clash with summary column names; rename them.")
@@ -49,15 +57,14 @@ def summarize(
         "confidence": confidence,
         "group_by": group_by,
     }
-    overall = aggregate(scored, by=(), **options).with_columns(pl.lit("overall").alias(SCOPE))
+    overall = aggregate(frame, by=(), **options).with_columns(pl.lit("overall").alias(SCOPE))
     frames = [overall]
     if slices:
         frames.append(
-            aggregate(scored, by=slices, **options).with_columns(pl.lit("slice").alias(SCOPE))
+            aggregate(frame, by=slices, **options).with_columns(pl.lit("slice").alias(SCOPE))
         )
     summary = pl.concat(frames, how="diagonal_relaxed")
     # Metrics in the order they were scored (the order the user listed them), not alphabetical.
-    frame, _ = to_lazy(scored)
     order = (
         frame.select(pl.col("metric").unique(maintain_order=True))
         .collect()

@@ -41,12 +41,14 @@ def test_usage_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == EXIT_PASS
     assert capsys.readouterr().out == f"pairwise-polars {__version__}\n"
     assert main(["run"]) == EXIT_INVALID
-    assert capsys.readouterr().err.endswith(
-        "pairwise-polars run: error: the following arguments are required: MANIFEST\n"
+    assert capsys.readouterr().err == (
+        "Error: pairwise-polars run: the following arguments are required: MANIFEST. See "
+        "pairwise-polars run --help.\n"
     )
     assert main(["validate", "m.yaml", "--frobnicate"]) == EXIT_INVALID
-    assert capsys.readouterr().err.endswith(
-        "pairwise-polars: error: unrecognized arguments: --frobnicate\n"
+    assert capsys.readouterr().err == (
+        "Error: pairwise-polars: unrecognized arguments: --frobnicate. See pairwise-polars "
+        "--help.\n"
     )
     assert main(["run", "--help"]) == EXIT_PASS
     assert "--dry-run" in capsys.readouterr().out
@@ -112,8 +114,8 @@ def test_pairs_column_mapping(workdir: Path, capsys: pytest.CaptureFixture[str])
     )
     assert main(["pairs", "missing.parquet"]) == EXIT_INVALID
     assert capsys.readouterr().err == (
-        "Error: Parquet file 'missing.parquet' does not exist. Check the path, or pass a "
-        "directory or a glob such as 'runs/*.parquet'.\n"
+        "Error: Input file 'missing.parquet' does not exist. Check the path, or pass a "
+        "folder or a glob such as 'runs/*.parquet'.\n"
     )
 
 
@@ -158,7 +160,10 @@ def test_option_errors_exit_2_with_the_fix(
     argv = ["score", LETTERS, "-o", "x.parquet", "--judge", "m", "--base-url", "http://127.0.0.1:9",
             "--max-concurrency", "0"]  # fmt: skip
     assert main(argv) == EXIT_INVALID
-    assert capsys.readouterr().err == "Error: max_concurrency must be at least 1, got 0.\n"
+    assert capsys.readouterr().err == (
+        "Error: pairwise-polars score: argument --max-concurrency: must be at least 1, got 0. "
+        "See pairwise-polars score --help.\n"
+    )
     argv = [
         "score",
         LETTERS,

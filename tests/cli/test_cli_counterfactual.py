@@ -169,10 +169,10 @@ def test_counterfactual_scope_subject_and_case_style(workdir, capsys) -> None:
     [
         (
             ["prompts.txt"],
-            "PROMPTS: cannot read 'prompts.txt': expected a .csv, .jsonl/.ndjson, "
-            ".json or .parquet file (or a folder or glob of parquet files).",
+            "PROMPTS: Cannot tell the format of 'prompts.txt' from its name: name it .parquet, "
+            ".csv, .tsv, .ndjson/.jsonl or .json",
         ),
-        (["nope.csv"], "PROMPTS: file 'nope.csv' does not exist."),
+        (["nope.csv"], "PROMPTS: Input file 'nope.csv' does not exist."),
         (
             ["prompts.csv", "--text", "prompt"],
             "The prompts have no column 'prompt'; they have ['input', 'topic'].",

@@ -170,8 +170,8 @@ def test_unreadable_data_missing_files_and_unknown_targets_exit_2(
     Path("letters.parquet").write_text("not parquet")
     assert main(["run", manifest, "--json"]) == EXIT_INVALID
     captured = capsys.readouterr()
-    assert captured.err.startswith(
-        "Error: Cannot read 'letters.parquet' as parquet: parquet: File out of specification"
+    assert captured.err == (
+        "Error: Cannot read 'letters.parquet' as parquet: it holds text, not parquet data.\n"
     )
     assert json.loads(captured.out)["exit_code"] == EXIT_INVALID
 
@@ -207,10 +207,20 @@ def test_the_api_key_comes_from_the_environment(
         """)
     assert main(["run", manifest]) == EXIT_INVALID
     assert capsys.readouterr().err.endswith(
-        "Error: No API key for OpenAIJudge: set the OPENAI_API_KEY environment variable or pass "
-        "OpenAIJudge(model, api_key=...). For a local server (vLLM, Ollama, llama.cpp) pass "
-        "base_url=...; no key is needed then.\n"
+        "Error: No API key for the model 'gpt-4o-mini'. Set the OPENAI_API_KEY environment "
+        "variable before running (or name another variable with api_key_env: NAME in the judge "
+        "block; the key never goes in the manifest). For a local server (vLLM, Ollama, "
+        "llama.cpp) set base_url: URL in the judge block; no key is needed then.\n"
     )
+    # The same from score: flags, not manifest keys; Python keeps its own words.
+    assert main(["score", "letters.parquet", "--strategy", "contrastive", "-o", "s.parquet",
+                 "--judge", "gpt-4o-mini", "-q"]) == EXIT_INVALID  # fmt: skip
+    assert capsys.readouterr().err == (
+        "Error: No API key for the model 'gpt-4o-mini'. Set the OPENAI_API_KEY environment "
+        "variable (or name another variable with --api-key-env NAME). For a local server "
+        "(vLLM, Ollama, llama.cpp) pass --base-url URL; no key is needed then.\n"
+    )
+    assert not Path("s.parquet").exists()
 
 
 def test_the_installed_script(tmp_path: Path) -> None:

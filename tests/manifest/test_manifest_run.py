@@ -86,7 +86,7 @@ def test_judges_built_from_the_manifest(tmp_path: Path, monkeypatch: pytest.Monk
         data: letters.parquet
         judge:
           model: judge-small
-          api_key_env: MY_JUDGE_KEY
+          api_key_env: MY_JUDGE_API_KEY
           max_concurrency: 4
           requests_per_minute: 120
         """)  # fmt: skip
@@ -95,10 +95,11 @@ def test_judges_built_from_the_manifest(tmp_path: Path, monkeypatch: pytest.Monk
         spec.build()
     assert str(caught.value) == (
         f"{path}:8: targets.demo.pairwise.judge.api_key_env: the environment variable "
-        "MY_JUDGE_KEY is not set. Export it before running (the key never goes in the manifest)."
+        "MY_JUDGE_API_KEY is not set. Export it before running (the key never goes in the "
+        "manifest)."
     )
     assert spec.build(need_key=False).model == "judge-small"  # a dry run needs no key
-    monkeypatch.setenv("MY_JUDGE_KEY", "sk-from-env")
+    monkeypatch.setenv("MY_JUDGE_API_KEY", "sk-from-env")
     judge = spec.build()
     assert isinstance(judge, OpenAIJudge)
     assert (judge.api_key, judge.max_concurrency, judge.requests_per_minute) == (

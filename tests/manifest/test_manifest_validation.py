@@ -50,11 +50,7 @@ def test_defaults_of_a_minimal_block(workdir: Path) -> None:
     assert target.data == ("letters.parquet",)
     assert (target.strategy, target.reference, target.on_invalid) == ("group", "reference", "raise")
     assert [m.name for m in target.metrics] == ["pairwise-bias"]
-    assert (target.judge.kind, target.both_orders, target.slices) == (
-        "heuristic",
-        False,
-        ("dimension",),
-    )
+    assert (target.judge.kind, target.both_orders, target.slices) == ("heuristic", False, None)
     assert (target.equivalence_threshold, target.divergence_threshold) == (0.0, 0.5)
     assert target.cache is True and not target.gates
 
@@ -128,7 +124,8 @@ def test_missing_data_file_glob_and_folder(workdir: Path) -> None:
         "relative to the manifest's folder)",
         f"m.yaml:6: {BLOCK}.data[1]: no file matches the glob 'runs/*.parquet' (paths are "
         "relative to the manifest's folder)",
-        f"m.yaml:7: {BLOCK}.data[2]: the folder 'empty' holds no .parquet file",
+        f"m.yaml:7: {BLOCK}.data[2]: the folder 'empty' holds no .parquet, .csv, .tsv, .ndjson "
+        "or .jsonl file",
     ]
 
 
@@ -337,7 +334,7 @@ def test_judge_forms(workdir: Path) -> None:
               judge:
                 model: judge-small
                 base_url: http://localhost:8000/v1
-                api_key_env: MY_JUDGE_KEY
+                api_key_env: MY_JUDGE_API_KEY
                 max_concurrency: 8
                 requests_per_minute: 600
                 temperature: 0
@@ -345,7 +342,8 @@ def test_judge_forms(workdir: Path) -> None:
         == []
     )
     judge = load_manifest("m.yaml").targets["demo"].judge
-    assert (judge.kind, judge.model, judge.api_key_env) == ("openai", "judge-small", "MY_JUDGE_KEY")
+    assert (judge.kind, judge.model) == ("openai", "judge-small")
+    assert judge.api_key_env == "MY_JUDGE_API_KEY"
     assert dict(judge.options) == {"base_url": "http://localhost:8000/v1", "max_concurrency": 8,
                                    "requests_per_minute": 600, "temperature": 0}  # fmt: skip
 
@@ -407,8 +405,9 @@ def test_document_level_problems(workdir: Path) -> None:
         "data, metrics, gates)",
     ]
     assert problems("targets:\n  demo:\n    pairwise:\n      strategy: group\n") == [
-        f"m.yaml:4: {BLOCK}.data: missing required key 'data' (the parquet file(s) of response "
-        "rows: a path, a glob or a list, relative to the manifest)",
+        f"m.yaml:4: {BLOCK}.data: missing required key 'data' (the file(s) of response rows "
+        "(parquet, CSV, TSV, NDJSON): a path, a folder, a glob or a list, relative to the "
+        "manifest)",
     ]
     assert [str(p) for p in validate_manifest("nope.yaml")] == [
         "nope.yaml:1: the manifest file does not exist"

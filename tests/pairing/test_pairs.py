@@ -188,7 +188,7 @@ def test_unsupported_input_and_missing_file(tmp_path) -> None:
         pp.form_pairs({"group_id": [1]})
     with pytest.raises(pp.DataSourceError, match="does not exist"):
         pp.form_pairs(tmp_path / "nope.parquet")
-    with pytest.raises(pp.DataSourceError, match="No parquet file matches"):
+    with pytest.raises(pp.DataSourceError, match="No file matches the glob"):
         pp.form_pairs(str(tmp_path / "*.parquet"))
 
 

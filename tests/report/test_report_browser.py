@@ -1,52 +1,51 @@
-"""The report in a real browser: headless Chromium renders its tables and charts, logs nothing.
+"""The report in a real browser: headless Chromium, driven over the DevTools protocol, renders it
+at a desktop and a narrow width; a layout check measures the element boxes (nothing outside the
+window, no text cut off, no label over a bar, a whisker or a gate mark, no chart text over
+another), screenshots are taken, and the page logs nothing (no CSP violation, no error).
 
-Chromium comes from Debian's ``chromium`` package (``.ci/run`` installs it). Each browser start
-takes a second or two; the three starts here stay well under ten seconds.
+One browser serves the module (a start costs a second or two).
 """
 
 from __future__ import annotations
 
-import shutil
 import struct
-import subprocess
 import zlib
-from html.parser import HTMLParser
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pytest
+from browser import CHROMIUM, LAYOUT_CHECK, Chromium
+from conftest import jobs
 
 import pairwise_polars as pp
 from pairwise_polars.report import write_report
 from pairwise_polars.summary import gate_summary, summarize
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)",
 )
-WIDTH, HEIGHT = 1200, 1800
-
-
-def chromium(url: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-        *args, url,
-    ]  # fmt: skip
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
-
-
-def console_messages(stderr: str) -> list[str]:
-    """What the page logged: console messages (errors, CSP violations) and uncaught errors."""
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+WIDTHS = {"desktop": (1280, 900), "narrow": (390, 844)}
+OPEN_ALL = "document.querySelectorAll('details').forEach(d => { d.open = true; })"
+LONG_ERROR = (
+    "HTTP 503 from the judge after 7 attempts: the upstream model server was overloaded and did "
+    "not answer in time; try again later, or lower --max-concurrency and --requests-per-minute"
+)
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A report of the letters sample scored offline in both orders, with a few error rows."""
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    chromium = Chromium(tmp_path_factory.mktemp("chromium") / "profile")
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(scope="module")
+def letters_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The letters sample scored in both orders: a failing gate, error rows with a long message,
+    long letters (behind "read all")."""
     scored = pp.score(
         DATA / "letters_contrastive.parquet", ["pairwise-refusal-disparity", "pairwise-bias"],
         strategy="contrastive", both_orders=True, cache=False, progress=False,
@@ -54,83 +53,107 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     broken = pl.col("pair_id").is_in(scored["pair_id"].unique().sort().head(3).implode())
     scored = scored.with_columns(
         score=pl.when(broken).then(None).otherwise(pl.col("score")),
-        error=pl.when(broken).then(pl.lit("timeout after 7 attempts")).otherwise(pl.col("error")),
+        error=pl.when(broken).then(pl.lit(LONG_ERROR)).otherwise(pl.col("error")),
     )
     summary = summarize(scored)
     gates = gate_summary(summary, overall={"max_mean_divergence": 0.8},
-                         per_slice={"max_mean_divergence": {"pairwise-bias": 0.0}})  # fmt: skip
-    path = tmp_path_factory.mktemp("report") / "report.html"
-    return write_report(path, scored, summary=summary, gates=gates, title="Letters")
+                         per_slice={"max_mean_divergence": {"pairwise-bias": 0.06}})  # fmt: skip
+    path = tmp_path_factory.mktemp("report") / "letters.html"
+    return write_report(path, scored, summary=summary, gates=gates, title="Letters",
+                        about={"data": str(DATA / "letters_contrastive.parquet")})  # fmt: skip
 
 
-class _Tags(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.counts: dict[str, int] = {}
-        self.ids: set[str] = set()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.counts[tag] = self.counts.get(tag, 0) + 1
-        self.ids.update(v for k, v in attrs if k == "id" and v)
-
-
-def test_the_dom_has_its_tables_and_charts_and_no_console_errors(
-    report: Path, tmp_path: Path
-) -> None:
-    done = chromium(report.as_uri(), tmp_path / "profile", "--dump-dom")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert console_messages(done.stderr) == []
-    dom, source = _Tags(), _Tags()
-    dom.feed(done.stdout)
-    source.feed(report.read_text(encoding="utf-8"))
-    counts = dom.counts
-    assert counts["table"] == 6  # gate checks, 2 x slices, 2 x position bias, errors
-    assert counts["svg"] == 2 * 4 + 1  # per metric: mean, rate, distribution, gap; errors
-    assert counts["article"] == 5  # top pairs: bias only (no letter pair differs in refusal)
-    assert counts["rect"] >= counts["svg"]  # every chart has bars
-    shown = ("table", "tr", "svg", "rect", "line", "text", "article", "pre")
-    assert {t: counts[t] for t in shown} == {t: source.counts[t] for t in shown}
-    assert {
-        "verdict",
-        "metric-pairwise-bias",
-        "metric-pairwise-refusal-disparity",
-        "errors",
-    } <= dom.ids
-    assert "FAIL" in done.stdout and "timeout after N attempts" in done.stdout
+@pytest.fixture(scope="module")
+def noise_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Seven dimensions with long slice names, control pairs and the noise-floor figures, gates
+    on every slice: the crowded case."""
+    scored = pp.score(jobs(), "pairwise-bias", cache=False, progress=False)
+    scored = scored.with_columns(
+        dimension=pl.col("dimension") + " (a long slice name that has to wrap somewhere)"
+    )
+    controls = scored.with_columns(
+        pair_id=pl.col("pair_id") + 1, score=(pl.col("score") / 2).round(2),
+        pair_kind=pl.lit("control"),
+    )  # fmt: skip
+    both = pl.concat([scored.with_columns(pair_kind=pl.lit("counterfactual")), controls])
+    summary = summarize(scored).with_columns(
+        n_control=pl.col("n_pairs"),
+        control_mean_divergence=pl.col("mean_divergence") / 2,
+        excess_divergence=pl.col("mean_divergence") / 2,
+        excess_divergence_low=pl.col("mean_divergence") / 2 - 0.1,
+        excess_divergence_high=pl.col("mean_divergence") / 2 + 0.1,
+    )
+    gates = gate_summary(summarize(scored), per_slice={"max_mean_divergence": 0.3,
+                                                       "max_divergence_rate": 0.35})  # fmt: skip
+    path = tmp_path_factory.mktemp("report") / "noise.html"
+    return write_report(path, both, summary=summary, gates=gates, title="Jobs with controls")
 
 
-def _png_pixels(path: Path) -> tuple[int, int, bytes]:
-    data = path.read_bytes()
+def _png(data: bytes) -> tuple[int, int, bytes]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     chunks, at = [], 8
     while at < len(data):
         (length,) = struct.unpack(">I", data[at : at + 4])
-        kind = data[at + 4 : at + 8]
-        if kind == b"IDAT":
+        if data[at + 4 : at + 8] == b"IDAT":
             chunks.append(data[at + 8 : at + 8 + length])
         at += 12 + length
     return width, height, zlib.decompress(b"".join(chunks))
 
 
-def test_the_screenshot_is_drawn(report: Path, tmp_path: Path) -> None:
-    shot = tmp_path / "report.png"
-    done = chromium(report.as_uri(), tmp_path / "profile", f"--screenshot={shot}",
-                    f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars")  # fmt: skip
-    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
-    assert console_messages(done.stderr) == []
-    width, height, pixels = _png_pixels(shot)
-    assert (width, height) == (WIDTH, HEIGHT)
-    # Not a blank page: text, tables and coloured bars give many distinct byte values, and the
-    # image is far from uniformly white.
-    assert len(set(pixels)) > 100
-    assert pixels.count(255) < 0.97 * len(pixels)
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("report", ["letters_report", "noise_report"])
+def test_nothing_overflows_or_overlaps(
+    browser: Chromium, request: pytest.FixtureRequest, report: str, width: str, tmp_path: Path
+) -> None:
+    page: Path = request.getfixturevalue(report)
+    w, h = WIDTHS[width]
+    for prepare in ("", OPEN_ALL):  # as delivered, then with every "read all" and fold open
+        visit = browser.visit(page.as_uri(), w, h, LAYOUT_CHECK, prepare=prepare)
+        assert visit.problems == [], visit.problems[:10]
+        assert visit.logged == []  # no CSP violation, no error
+        assert visit.measured["pageWidth"] == w and visit.measured["charts"] >= 4
+        (tmp_path / f"{report}-{width}.png").write_bytes(visit.screenshot)
+        shot_w, shot_h, pixels = _png(visit.screenshot)
+        assert (shot_w, shot_h) == (w, h)
+        assert len(set(pixels)) > 50 and pixels.count(255) < 0.97 * len(pixels)  # drawn
 
 
-def test_console_errors_would_be_caught(tmp_path: Path) -> None:
+def test_the_layout_check_finds_what_it_looks_for(browser: Chromium, tmp_path: Path) -> None:
+    """A page with each fault the check exists for: it must report every one."""
     page = tmp_path / "broken.html"
-    page.write_text("<!DOCTYPE html><p>x</p><script>missingFunction();</script>")
-    done = chromium(page.as_uri(), tmp_path / "profile", "--dump-dom")
-    assert any(
-        "Uncaught ReferenceError: missingFunction" in m for m in console_messages(done.stderr)
+    page.write_text(
+        '<!DOCTYPE html><html><body style="margin:0">'
+        '<div style="width:2000px">too wide</div>'
+        '<div class="irow" style="display:grid;grid-template-columns:100px 200px 100px">'
+        '<span class="ilabel">slice</span><span class="itrack" style="position:relative">'
+        '<span class="igate" style="position:absolute;left:210px;top:0;height:20px;'
+        'border-left:2px dashed red"></span></span><span class="ivalue">0.500</span></div>'
+        '<svg class="chart" width="200" height="100"><text x="10" y="20">first label</text>'
+        '<text x="20" y="22">second label</text><text x="190" y="50">outside</text></svg>'
+        '<p style="width:60px;overflow:hidden;white-space:nowrap">a text that is cut off</p>'
+        "</body></html>",
+        encoding="utf-8",
     )
+    problems = browser.visit(page.as_uri(), 800, 600, LAYOUT_CHECK).problems
+    found = "\n".join(problems)
+    assert "the page is 2000px wide in a 800px window" in found
+    assert "a mark leaves its track" in found and "overlaps text" in found
+    assert 'chart texts overlap: "first label" and "second label"' in found
+    assert "chart text outside its chart" in found and '"outside"' in found
+    assert 'text cut off: <p> "a text that is cut off"' in found
+
+
+def test_console_errors_and_csp_violations_are_caught(browser: Chromium, tmp_path: Path) -> None:
+    page = tmp_path / "noisy.html"
+    page.write_text(
+        '<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src '
+        '\'none\'"><p>x</p><img src="http://127.0.0.1:9/pixel.png"><script>boom();</script>',
+        encoding="utf-8",
+    )
+    logged = browser.visit(page.as_uri(), 800, 600, LAYOUT_CHECK).logged
+    assert any("violates the following Content Security Policy" in m for m in logged)
+    unsafe = tmp_path / "unsafe.html"
+    unsafe.write_text("<!DOCTYPE html><p>x</p><script>missingFunction();</script>")
+    logged = browser.visit(unsafe.as_uri(), 800, 600, LAYOUT_CHECK).logged
+    assert any("missingFunction is not defined" in m for m in logged)

@@ -1,16 +1,19 @@
-"""The summary (overall + slices), gates on both scopes, and the report's HTML content."""
+"""The summary (overall + slices), gates on both scopes, and the report's HTML content: every
+section, escaping, the sections that appear with both orders and with control pairs."""
 
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+import pairwise_polars as pp
 from pairwise_polars import aggregate
 from pairwise_polars.report import render_report, write_report
-from pairwise_polars.report._svg import Interval, interval_chart
+from pairwise_polars.report._charts import Interval, interval_chart
 from pairwise_polars.summary import gate_summary, summarize
 
 
@@ -41,8 +44,30 @@ def scored_frame(both_orders: bool = False) -> pl.DataFrame:
         frame = frame.with_columns(
             score_ab=pl.col("score"),
             score_ba=pl.when(pl.col("pair_id") == 3).then(0.25).otherwise(pl.col("score")),
+            reason_ba=pl.col("reason").str.replace("^", "(b, a) "),
         ).with_columns(position_gap=(pl.col("score_ab") - pl.col("score_ba")).abs())
     return frame
+
+
+class _Text(HTMLParser):
+    """The page's visible text, and its tags."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(html: str) -> _Text:
+    parser = _Text()
+    parser.feed(html)
+    return parser
 
 
 def test_summarize_has_overall_and_slice_rows_in_metric_order() -> None:
@@ -98,38 +123,70 @@ def test_the_report_has_every_section() -> None:
     summary = summarize(scored)
     off = {"max_error_rate": None}
     gates = gate_summary(summary, overall=off, per_slice={"max_mean_divergence": 0.45, **off})
-    html = render_report(scored, summary, gates, title="Audit", about={"target": "demo"}, top=3)
+    html = render_report(
+        scored, summary, gates, title="Audit", about={"target": "demo", "data": "a.parquet"}, top=3
+    )
     assert html.startswith("<!DOCTYPE html>")
     assert (
         '<section class="verdict fail" id="verdict"><div class="headline">FAIL</div>'
         "<p>1 of 2 gate checks failed.</p>" in html
     )
-    assert (
-        '<dl class="about"><dt>target</dt><dd>demo</dd><dt>judge</dt><dd>judge-small</dd></dl>'
-        in html
-    )
+    # On FAIL the failed check is listed; the passing ones are folded away.
+    verdict = html.split('id="verdict">')[1].split("</section>")[0]
+    failed_part, folded = verdict.split('<details class="passing">')
+    assert failed_part.count('<td class="bad">FAIL</td>') == 1 and '"ok"' not in failed_part
+    assert folded.startswith("<summary>Show the 1 passing check</summary>")
+    header = html.split("<header>")[1].split("</header>")[0]
+    assert "<dt>target</dt><dd>demo</dd><dt>data</dt><dd>a.parquet</dd>" in header
+    assert "<dt>metrics</dt><dd>pairwise-bias</dd><dt>judge</dt><dd>judge-small</dd>" in header
+    assert "<dt>report written</dt>" in header
     assert '<section class="metric" id="metric-pairwise-bias"><h2>pairwise-bias</h2>' in html
-    # the slice table: overall first, then each dimension; the failed slice is marked
     rows = re.findall(
         r'<tr class="([^"]*)"><td[^>]*>([^<]*)</td>', html.split('<table class="slices">')[1]
     )
-    assert rows[:3] == [("overall", "overall"), ("", "age"), ("failed", "gender")]
-    assert html.count('<svg class="chart"') == 5  # mean, rate, distribution, position gap, errors
-    assert "Mean divergence by slice" in html and "Divergence rate by slice" in html
+    assert rows[:3] == [("overall", "overall"), ("", "age"), (" failed", "gender")]
+    assert html.count('<figure class="ichart"') == 2  # mean and rate by slice
+    assert html.count('<svg class="chart"') == 2  # the distribution, the position gap
     assert "<h3>Position bias</h3>" in html
     assert (
         '<tr><th>share of pairs where the orders disagree</th><td class="num">0.200</td></tr>'
         in html
     )
-    assert "Score distribution" in html and "<title>no score: 1</title>" in html
-    # errors by kind, with numbers shown as N
-    assert "<td>pairwise-bias</td><td>not judged: empty output_b</td>" in html
-    # most divergent pairs: highest score first, both sides, the judge's reason escaped
+    assert "<title>no score: 1</title>" in html
+    assert '<td>pairwise-bias</td><td class="message">not judged: empty output_b</td>' in html
     assert "<h3>Most divergent pairs (top 3)</h3>" in html
     cards = re.findall(r'<span class="score">score ([0-9.]+)</span>', html)
     assert cards == ["1.000", "0.500", "0.500"]
-    assert "one &lt;b&gt;refuses&lt;/b&gt; &amp; shouts" in html
+    # Both orders: both reasons, escaped.
+    assert "<b>Judge, order (a, b):</b> one &lt;b&gt;refuses&lt;/b&gt; &amp; shouts" in html
+    assert "<b>Judge, order (b, a):</b> (b, a) one &lt;b&gt;refuses&lt;/b&gt; &amp; shouts" in html
     assert "<h4>Request (the same for both)</h4>" in html and "<h4>Request A</h4>" in html
+
+
+def test_gate_marks_and_values_sit_in_their_own_places() -> None:
+    chart = interval_chart(
+        [Interval("a", 0.5, 0.25, 0.75, gate=0.6), Interval("b", None)],
+        title="t", axis_label="x",
+    )  # fmt: skip
+    first, missing = chart.rows
+    assert (first.bar_from, first.bar_width, first.low, first.high, first.gate) == (
+        0.0, 50.0, 25.0, 75.0, 60.0,
+    )  # fmt: skip
+    assert first.text == "0.500" and first.hover == "a: 0.5 [0.25, 0.75]; gate 0.6"
+    assert missing.missing and missing.text == "no scored pairs"
+    signed = interval_chart([Interval("c", -0.2, -0.4, 0.1)], title="t", axis_label="x",
+                            domain=(-1.0, 1.0))  # fmt: skip
+    assert (signed.zero, signed.rows[0].bar_from, signed.rows[0].bar_width) == (50.0, 40.0, 10.0)
+    html = render_report(scored_frame(), gates=gate_summary(
+        summarize(scored_frame()), per_slice={"max_mean_divergence": 0.45}))  # fmt: skip
+    row = html.split('<div class="irow" title="gender: 0.5 [')[1].split("</div>")[0]
+    # The value is its own column after the track: never drawn over the bar or the gate mark.
+    assert re.search(
+        r'<span class="itrack"><span class="ibar" style="left: 0.0%; width: 50.0%"></span>'
+        r'<span class="iwhisker" style="left: [0-9.]+%; width: [0-9.]+%"></span>'
+        r'<span class="igate" style="left: 45.0%"></span></span><span class="ivalue">0.500</span>',
+        row,
+    ), row
 
 
 def test_data_is_escaped_and_nothing_is_loaded_from_anywhere() -> None:
@@ -137,15 +194,50 @@ def test_data_is_escaped_and_nothing_is_loaded_from_anywhere() -> None:
         dimension=pl.when(pl.col("pair_id") == 1).then(pl.lit('<img src="http://x/y.png">'))
         .otherwise(pl.col("dimension"))
     )  # fmt: skip
-    html = render_report(scored, title="<b>t</b>")
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    html = render_report(scored, title="<b>t</b>", about={"data": "<script>x</script>"})
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html
     assert "<script" not in html.lower() and "<img" not in html.lower()
+    assert "<title>&lt;b&gt;t&lt;/b&gt;</title>" in html
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.IGNORECASE)
     assert "@import" not in html and "url(" not in html
     assert (
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; img-src data:\">"
+        '<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; '
+        'style-src &#39;unsafe-inline&#39;; img-src data:">'
     ) in html
+
+
+def test_error_kinds_keep_their_digits_and_long_labels_whole() -> None:
+    long = (
+        "HTTP 503 from the judge after 7 attempts: the upstream model server was overloaded and "
+        "did not answer in time; try again later or lower the concurrency"
+    )
+    scored = pl.concat(
+        [
+            scored_frame().filter(pl.col("error").is_null()),
+            scored_frame().head(4).with_columns(
+                score=None,
+                error=pl.Series([long, long, long.replace("7", "6"), "timeout after 3 attempts"]),
+            ),
+        ]
+    )  # fmt: skip
+    html = render_report(scored)
+    errors = html.split('<section id="errors">')[1]
+    assert "HTTP N" not in errors and "timeout after N" not in errors
+    assert f'<span class="clabel">{long} <span class="muted">(and 1 similar)</span>' in errors
+    assert '<span class="clabel">timeout after 3 attempts</span>' in errors
+    assert f'<td class="message">{long.replace("7", "6")}</td>' in errors
+
+
+def test_long_texts_can_be_read_whole() -> None:
+    essay = " ".join(f"word{i}" for i in range(400))
+    scored = scored_frame().with_columns(
+        output_b=pl.when(pl.col("pair_id") == 2).then(pl.lit(essay)).otherwise(pl.col("output_b"))
+    )
+    html = render_report(scored, top=1)
+    card = html.split('<article class="pair">')[1].split("</article>")[0]
+    assert '<details class="long"><summary><span class="text preview">word0 word1' in card
+    assert f"Read all {len(essay):,} characters</span></summary>" in card
+    assert f'<pre class="text">{essay}</pre></details>' in card  # the whole text, unclipped
 
 
 def test_empty_slices_and_no_errors() -> None:
@@ -155,34 +247,97 @@ def test_empty_slices_and_no_errors() -> None:
                                              error=pl.lit("timeout after 3 attempts"))]
     )  # fmt: skip
     html = render_report(scored)
-    assert (
-        '<section class="verdict none" id="verdict"><div class="headline">No gates set</div>'
-        in html
-    )
-    assert ">no scored pairs</text>" in html  # the race slice has no score: said, not drawn as 0
-    assert "<td>timeout after N attempts</td>" in html
+    assert '<section class="verdict none" id="verdict"><div class="headline">No gates set' in html
+    assert '<span class="ivalue missing">no scored pairs</span>' in html
     clean = render_report(scored_frame().filter(pl.col("error").is_null()))
     assert "<p>No errors: every judgeable pair got a score.</p>" in clean
 
 
-def test_interval_chart_geometry() -> None:
-    svg = interval_chart(
-        [Interval("a", 0.5, 0.25, 0.75, gate=0.6), Interval("b", None)],
-        title="t", axis_label="x", plot_width=200,
-    )  # fmt: skip
-    left = float(re.search(r'<rect class="bar" x="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
-    assert f'<rect class="bar" x="{left:.1f}" y="45.0" width="100.0" height="14"/>' in svg
-    assert f'x1="{left + 50:.1f}" x2="{left + 150:.1f}"' in svg  # the whisker spans the interval
-    assert f'<line class="gate-line" x1="{left + 120:.1f}" x2="{left + 120:.1f}"' in svg
-    assert "<title>a: 0.5 [0.25, 0.75]; gate 0.6</title>" in svg
+def test_the_heuristic_judge_note_and_judge_supplied_notes() -> None:
+    heuristic = render_report(scored_frame().with_columns(judge_model=pl.lit("heuristic")))
+    assert '<p class="note">Scored by the <b>heuristic judge</b>, not by an LLM.' in heuristic
+    assert '<p class="note">' not in render_report(scored_frame())
+    noted = render_report(scored_frame(), judge_notes={"judge-small": "A <small> judge."})
+    assert '<p class="note">A &lt;small&gt; judge.</p>' in noted
 
 
-def test_write_report_creates_the_folder(tmp_path: Path) -> None:
-    path = write_report(tmp_path / "a" / "b" / "report.html", scored_frame())
+def with_controls(scored: pl.DataFrame) -> pl.DataFrame:
+    """Control pairs (two answers to the same request) beside the counterfactual ones, as the
+    noise-floor stage will add them: a ``pair_kind`` column."""
+    controls = scored.with_columns(
+        pair_id=pl.col("pair_id") + 100,
+        score=pl.when(pl.col("score").is_not_null()).then(pl.lit(0.25)),
+        pair_kind=pl.lit("control"),
+    )
+    return pl.concat([scored.with_columns(pair_kind=pl.lit("counterfactual")), controls])
+
+
+def noise_summary(scored: pl.DataFrame) -> pl.DataFrame:
+    """A summary with the noise-floor columns the noise-floor stage adds to aggregate."""
+    summary = summarize(scored.filter(pl.col("pair_kind") == "counterfactual"))
+    return summary.with_columns(
+        n_control=pl.lit(3, pl.Int64),
+        control_mean_divergence=pl.lit(0.25),
+        excess_divergence=pl.col("mean_divergence") - 0.25,
+        excess_divergence_low=pl.col("mean_divergence") - 0.45,
+        excess_divergence_high=pl.col("mean_divergence") - 0.05,
+    )
+
+
+def test_the_noise_floor_section_appears_with_control_pairs() -> None:
+    scored = with_controls(scored_frame())
+    summary = noise_summary(scored)
+    html = render_report(scored, summary)
+    assert "<h3>Noise floor: counterfactual pairs against control pairs</h3>" in html
+    assert "divergence beyond what re-asking the same question gives" in html
+    noise = html.split('<table class="noise">')[1].split("</table>")[0]
+    rows = re.findall(r"<tr class=\"[^\"]*\"><td>([^<]+)</td>", noise)
+    assert rows == ["overall", "age", "gender"]
+    overall = summary.filter(scope="overall").row(0, named=True)
+    excess = f"{overall['excess_divergence']:.3f}"
+    assert f'{excess} <span class="ci">[{overall["excess_divergence_low"]:.3f}, ' in noise
+    assert noise.count('<div class="strip">') == 6  # counterfactual and control, per row
+    assert 'title="control: score ≤ 0.25: 5 of 5 (100%)"' in noise
+    assert "Excess divergence by slice" in html
+    # The most divergent pairs are counterfactual pairs only.
+    assert "<h3>Most divergent counterfactual pairs (top 5)</h3>" in html
+    assert "pair_id 10" not in html.split("Most divergent")[1]
+    # Without control pairs, no such section.
+    assert "<h3>Noise floor" not in render_report(scored_frame())
+
+
+def test_the_noise_section_without_the_excess_columns_still_shows_both_distributions() -> None:
+    html = render_report(with_controls(scored_frame()))
+    assert "<h3>Noise floor: counterfactual pairs against control pairs</h3>" in html
+    assert "Excess divergence by slice" not in html
+    assert html.split('<table class="noise">')[1].count('<div class="strip">') == 6
+
+
+def test_position_figures_per_slice_appear_with_the_summary_columns() -> None:
+    scored = scored_frame(both_orders=True)
+    summary = summarize(scored).with_columns(
+        mean_position_gap=pl.lit(0.05), position_flip_rate=pl.lit(0.2)
+    )
+    html = render_report(scored, summary)
+    table = html.split('<table class="position-slices">')[1].split("</table>")[0]
+    assert '<th class="num">position gap</th><th class="num">position flips</th>' in table
+    assert table.count('<td class="num">0.050</td><td class="num">0.200</td>') == 3
+
+
+def test_write_report_is_exported_and_creates_the_folder(tmp_path: Path) -> None:
+    path = pp.write_report(tmp_path / "a" / "b" / "report.html", scored_frame())
     assert path.read_text(encoding="utf-8").endswith("</html>\n")
+    assert pp.write_report is write_report
 
 
 @pytest.mark.parametrize("top", [0, 1])
 def test_top_pairs_can_be_limited(top: int) -> None:
     html = render_report(scored_frame(), top=top)
     assert html.count('<article class="pair">') == top
+
+
+def test_the_page_is_well_formed() -> None:
+    html = render_report(with_controls(scored_frame(both_orders=True)))
+    page = parse(html)
+    assert page.tags.count("html") == 1 and page.tags.count("body") == 1
+    assert "{{" not in html and "{%" not in html  # no template text leaks

@@ -27,8 +27,8 @@ def frame(both_orders: bool) -> pl.DataFrame:
     return scored if both_orders else scored.drop("score_ab", "score_ba")
 
 
-def slice_table(html: str) -> str:
-    found = re.search(r'<table class="slices">.*?</table>', html, re.DOTALL)
+def slice_table(html: str, kind: str = "slices") -> str:
+    found = re.search(rf'<table class="{kind}">.*?</table>', html, re.DOTALL)
     assert found is not None
     return found.group()
 
@@ -39,14 +39,15 @@ def test_position_gap_and_order_flips_appear_with_both_orders() -> None:
     overall = summary.filter(pl.col("scope") == "overall").row(0, named=True)
     assert overall["mean_position_gap"] == 0.25  # gaps 0, 0.5, 0.5, 0
     assert overall["position_flip_rate"] == 0.25  # pair 2: 0 in one order, 0.5 in the other
-    table = slice_table(render_report(scored, summary))
-    assert '<th class="num">position gap</th><th class="num">order flips</th>' in table
+    table = slice_table(render_report(scored, summary), "position-slices")
+    assert '<th class="num">position gap</th><th class="num">position flips</th>' in table
     assert '<td class="num">0.250</td><td class="num">0.250</td></tr>' in table
 
 
 def test_no_position_columns_without_both_orders() -> None:
     scored = frame(both_orders=False)
-    assert "position gap" not in slice_table(render_report(scored, summarize(scored)))
+    html = render_report(scored, summarize(scored))
+    assert "position gap" not in slice_table(html) and 'class="position-slices"' not in html
 
 
 def test_an_inconclusive_run_reads_differently_from_a_failed_one() -> None:

@@ -228,7 +228,7 @@ def test_missing_columns_and_bad_sources_are_clear_errors(source, tmp_path) -> N
         score_parquet(source, tmp_path / "out", output="response", progress=False)
     with pytest.raises(pp.DataSourceError, match="does not exist"):
         score_parquet(tmp_path / "nope.parquet", tmp_path / "out", progress=False)
-    with pytest.raises(pp.DataSourceError, match="reads parquet files"):
+    with pytest.raises(pp.DataSourceError, match=r"reads files \(parquet, CSV"):
         score_parquet(jobs(), tmp_path / "out", progress=False)
     with pytest.raises(ValueError, match="chunk_size"):
         score_parquet(source, tmp_path / "out", chunk_size=0, progress=False)
@@ -237,7 +237,8 @@ def test_missing_columns_and_bad_sources_are_clear_errors(source, tmp_path) -> N
 
 def test_an_empty_run_writes_an_empty_scored_frame(tmp_path) -> None:
     jobs().head(0).write_parquet(tmp_path / "empty.parquet")
-    run = score_parquet(tmp_path / "empty.parquet", tmp_path / "out", progress=False)
+    with pytest.warns(pp.EmptyDataWarning, match="has no rows"):
+        run = score_parquet(tmp_path / "empty.parquet", tmp_path / "out", progress=False)
     assert run.n_pairs == 0
     assert parts(tmp_path / "out").height == 0
     assert run.summary.height == 0
