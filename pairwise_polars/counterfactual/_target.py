@@ -80,9 +80,11 @@ class OpenAITarget(ChatEndpoint):
 
     @property
     def identity(self) -> dict[str, Any]:
-        """What changes answers, hence part of the cache key (never the key or the URL). The
-        system prompt is part of the messages, so it is in the key through them."""
+        """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
+        path), the model and its parameters; never the key or a header. The system prompt is
+        part of the messages, so it is in the key through them."""
         return {
+            "endpoint": self._endpoint_id(),
             "model": self.model,
             "temperature": self.temperature,
             "top_p": self.top_p,

@@ -21,6 +21,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
+from pairwise_polars.engine._base_url import endpoint_id, resolve_base_url
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
 
@@ -80,9 +81,18 @@ class Endpoint:
         """The endpoint as messages name it."""
         return self.base_url or "the OpenAI API"
 
+    def _base_url(self) -> str:
+        """The base URL requests go to, without a trailing slash: ``base_url``, else
+        ``OPENAI_BASE_URL``, else OpenAI's API."""
+        return resolve_base_url(self.base_url)
+
     def _scope(self) -> str:
         """The endpoint's URL: what identifies state kept about it (e.g. batch ids)."""
-        return self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return self._base_url()
+
+    def _endpoint_id(self) -> str:
+        """The endpoint in cache keys: scheme, host, port and path (never a key or a query)."""
+        return endpoint_id(self._base_url())
 
     def _client(self, **options: Any) -> openai.AsyncOpenAI:
         """An SDK client for this endpoint; ``options`` go to ``openai.AsyncOpenAI``."""

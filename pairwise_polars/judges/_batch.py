@@ -96,6 +96,7 @@ class OpenAIBatchJudge(Endpoint):
     def _chat(self) -> OpenAIJudge:
         return OpenAIJudge(
             self.model,
+            base_url=self._base_url(),
             temperature=self.temperature,
             seed=self.seed,
             max_tokens=self.max_tokens,

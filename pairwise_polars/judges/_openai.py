@@ -46,8 +46,11 @@ class OpenAIJudge(ChatEndpoint):
 
     @property
     def identity(self) -> dict[str, Any]:
-        """What changes answers, hence part of the cache key (never the key or the URL)."""
+        """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
+        path: another server with a model of the same name answers differently), the model and
+        its parameters. Never the key, a header or the URL's query."""
         return {
+            "endpoint": self._endpoint_id(),
             "model": self.model,
             "temperature": self.temperature,
             "seed": self.seed,

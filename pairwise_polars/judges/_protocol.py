@@ -67,8 +67,8 @@ class JudgeTraits:
     """``chat``: answers arrive over live calls; ``batch``: submitted now, collected later (see
     :class:`BatchJudge`); ``local``: computed in this process (no network, no key)."""
     identity: Mapping[str, Any] = field(default_factory=dict)
-    """The model and parameters that change answers: part of every cache key. Never a key
-    or a URL. Empty: the judge's ``name``."""
+    """The endpoint, model and parameters that change answers: part of every cache key. Never
+    a key or a header. Empty: the judge's ``name``."""
     uses_messages: bool = True
     """Render the metric templates into ``messages``; False for judges that read the texts."""
     cacheable: bool = True
