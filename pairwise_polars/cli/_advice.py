@@ -51,12 +51,13 @@ def _advice(fix: Fix, dialect: Dialect) -> str:
                 "Set the OPENAI_API_KEY environment variable before running (or name another "
                 "variable with api_key_env: NAME in the judge block; the key never goes in the "
                 "manifest). For a local server (vLLM, Ollama, llama.cpp) set base_url: URL in "
-                "the judge block; no key is needed then."
+                "the judge block (or the OPENAI_BASE_URL environment variable); no key is "
+                "needed then."
             )
         return (
             "Set the OPENAI_API_KEY environment variable (or name another variable with "
             "--api-key-env NAME). For a local server (vLLM, Ollama, llama.cpp) pass --base-url "
-            "URL; no key is needed then."
+            "URL (or set OPENAI_BASE_URL); no key is needed then."
         )
     if fix.action == "overwrite":
         return (

@@ -21,7 +21,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
-from pairwise_polars.engine._base_url import endpoint_id, resolve_base_url
+from pairwise_polars.engine._base_url import OPENAI_API, endpoint_id, needs_key, resolve_base_url
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
 
@@ -55,8 +55,9 @@ def failure(key: str, error: str, attempts: int, latency: float, **extra: Any) -
 @dataclass(frozen=True, repr=False)
 class Endpoint:
     """An OpenAI-compatible API: the model, where it is, and the key. Holds the key and client
-    code every judge and target shares: the key from ``api_key`` or ``OPENAI_API_KEY``, a clear
-    error when it is missing, and a repr that never shows it."""
+    code every judge and target shares: the base URL from ``base_url`` or ``OPENAI_BASE_URL``,
+    the key from ``api_key`` or ``OPENAI_API_KEY`` (required for OpenAI's own API only), a
+    clear error when it is missing, and a repr that never shows it."""
 
     model: str
     _: KW_ONLY
@@ -79,12 +80,19 @@ class Endpoint:
 
     def _where(self) -> str:
         """The endpoint as messages name it."""
-        return self.base_url or "the OpenAI API"
+        url = self._base_url()
+        return "the OpenAI API" if url == OPENAI_API else url
 
     def _base_url(self) -> str:
         """The base URL requests go to, without a trailing slash: ``base_url``, else
         ``OPENAI_BASE_URL``, else OpenAI's API."""
         return resolve_base_url(self.base_url)
+
+    def _headers(self) -> dict[str, str]:
+        """The headers every request carries besides the SDK's own: ``Authorization: Bearer
+        KEY`` when there is a key (no auth header without one: local servers accept that)."""
+        key = self._key()
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     def _scope(self) -> str:
         """The endpoint's URL: what identifies state kept about it (e.g. batch ids)."""
@@ -94,21 +102,47 @@ class Endpoint:
         """The endpoint in cache keys: scheme, host, port and path (never a key or a query)."""
         return endpoint_id(self._base_url())
 
+    def _check_key(self) -> None:
+        """A key is needed for OpenAI's API only; other servers decide for themselves."""
+        if self._key() is not None or not needs_key(self._base_url()):
+            return
+        name = type(self).__name__
+        raise JudgeError(
+            f"No API key for {name}: set the OPENAI_API_KEY environment variable or pass "
+            f"{name}(model, api_key=...). For a local server (vLLM, Ollama, llama.cpp) pass "
+            "base_url=... or set OPENAI_BASE_URL; no key is needed then.",
+            detail=f"No API key for the model {self.model!r}.",
+            fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
+        )
+
     def _client(self, **options: Any) -> openai.AsyncOpenAI:
-        """An SDK client for this endpoint; ``options`` go to ``openai.AsyncOpenAI``."""
+        """An SDK client for this endpoint, built from :meth:`_base_url` and :meth:`_headers`;
+        ``options`` go to ``openai.AsyncOpenAI``. Without a key none is sent: the SDK insists
+        on one, so it gets a placeholder that its HTTP client removes from every request."""
+        self._check_key()
+        headers = self._headers()
         key = self._key()
         if key is None:
-            if self.base_url is None:
-                name = type(self).__name__
-                raise JudgeError(
-                    f"No API key for {name}: set the OPENAI_API_KEY environment variable or "
-                    f"pass {name}(model, api_key=...). For a local server (vLLM, Ollama, "
-                    "llama.cpp) pass base_url=...; no key is needed then.",
-                    detail=f"No API key for the model {self.model!r}.",
-                    fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
-                )
-            key = "not-needed"  # local servers ignore it, the SDK requires a string
-        return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, **options)
+            http_client = options.pop("http_client", None) or openai.DefaultAsyncHttpxClient()
+            hooks = http_client.event_hooks
+            http_client.event_hooks = {**hooks, "request": [*hooks["request"], _drop_placeholder]}
+            options["http_client"] = http_client
+        return openai.AsyncOpenAI(
+            api_key=key or _NO_KEY,
+            base_url=self._base_url(),
+            default_headers=headers,
+            **options,
+        )
+
+
+_NO_KEY = "pairwise-polars-no-key"
+_NO_KEY_AUTH = f"Bearer {_NO_KEY}"
+
+
+async def _drop_placeholder(request: Any) -> None:
+    """An HTTP client hook: no ``Authorization`` header rather than a made-up key."""
+    if request.headers.get("Authorization") == _NO_KEY_AUTH:
+        del request.headers["Authorization"]
 
 
 def _shown(value: Any) -> str:

@@ -22,12 +22,14 @@ Pytest fixtures live in :mod:`pairwise_polars.testing.fixtures` (imports pytest)
 from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
+from ._received import ReceivedRequest
 from ._server import ReplyHook, ServerStats, TestServer
 
 __all__ = [
     "BatchSettings",
     "FaultName",
     "Faults",
+    "ReceivedRequest",
     "ReplyHook",
     "ServerStats",
     "TestServer",

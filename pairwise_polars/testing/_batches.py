@@ -332,6 +332,7 @@ class BatchBackend:
 
     def _refuse(self, request: web.Request, route: str) -> web.Response | None:
         self.server._count_batch_call(route)
+        self.server._remember(request, None)
         self.calls.append(route)
         expected = self.server._expected_auth
         if expected is not None and request.headers.get("Authorization") != expected:

@@ -9,7 +9,7 @@ import json
 import random
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +19,7 @@ from aiohttp import web
 from . import _batches, _replies
 from ._batches import BatchBackend, BatchSettings
 from ._faults import Faults
+from ._received import ReceivedRequest
 
 ReplyHook = Callable[[dict[str, Any]], "str | dict[str, Any] | None"]
 
@@ -91,6 +92,13 @@ class TestServer:
     ``batch.outcome`` says so. Files and batches live in memory (``server.batches``) until
     ``reset()``; ``batch`` may be reassigned while serving (it applies to new batches).
 
+    ``received`` lists the last ``keep_requests`` requests as they arrived (method, path,
+    query, headers with credentials masked; the parsed body of chat requests, None for Batch
+    API calls), so tests check what went on the wire. ``cached_tokens`` (reassignable):
+    report that many of each answer's prompt tokens as cached
+    (``usage.prompt_tokens_details.cached_tokens``, at most the prompt's), as OpenAI does for a
+    prompt prefix it has seen; None (the default) reports no details.
+
     Example:
         >>> import json, openai
         >>> from pairwise_polars.testing import Faults, TestServer
@@ -122,6 +130,8 @@ class TestServer:
         batch: BatchSettings | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        keep_requests: int = 1000,
+        cached_tokens: int | None = None,
     ) -> None:
         if latency < 0:
             raise ValueError(f"latency must not be negative, got {latency!r}.")
@@ -132,7 +142,9 @@ class TestServer:
         self.host = host
         self.batch = batch or BatchSettings()
         self.batches = BatchBackend(self)
-        self._initial = (latency, faults, reply, self.batch)
+        self.cached_tokens = cached_tokens
+        self._received: deque[ReceivedRequest] = deque(maxlen=keep_requests)
+        self._initial = (latency, faults, reply, self.batch, cached_tokens)
         # Only the expected header value is kept, so the key never shows in a repr or a dump.
         self._expected_auth = None if api_key is None else f"Bearer {api_key}"
         self._models = None if models is None else frozenset(models)
@@ -277,7 +289,7 @@ class TestServer:
     def reset(self) -> None:
         """Back to the constructor's latency, faults, reply and batch settings, a fresh seed,
         zero counters, no files and no batches."""
-        self.latency, self.faults, self.reply, self.batch = self._initial
+        self.latency, self.faults, self.reply, self.batch, self.cached_tokens = self._initial
         self._rng = random.Random(self._seed)
         self.batches.clear()
         self.reset_stats()
@@ -292,6 +304,20 @@ class TestServer:
         self._off_rubric_seen = 0
         self._batch_calls: Counter[str] = Counter()
         self._batch_outcomes: Counter[str] = Counter()
+        self._received.clear()
+
+    @property
+    def received(self) -> list[ReceivedRequest]:
+        """The last ``keep_requests`` requests, oldest first (credentials masked)."""
+        with self._lock:
+            return list(self._received)
+
+    def _remember(self, request: web.Request, body: Any) -> None:
+        seen = ReceivedRequest.of(
+            request.method, request.path, request.query, request.headers, body
+        )
+        with self._lock:
+            self._received.append(seen)
 
     def _record(self, outcome: str) -> None:
         with self._lock:
@@ -317,6 +343,7 @@ class TestServer:
             return self._fail(400, "We could not parse the JSON body of your request.", param=None)
         if isinstance(body, dict):
             self._count_body(body)
+        self._remember(request, body)
 
         if (
             self._expected_auth is not None
@@ -453,6 +480,14 @@ class TestServer:
             seq = self._seq
         prompt_tokens = _replies.token_estimate(sum(map(len, texts)))
         completion_tokens = _replies.token_estimate(len(content))
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        cached = self.cached_tokens
+        if cached is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": min(cached, prompt_tokens)}
         return {
             "id": f"chatcmpl-test-{seq}",
             "object": "chat.completion",
@@ -467,11 +502,7 @@ class TestServer:
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+            "usage": usage,
         }
 
     async def _list_models(self, request: web.Request) -> web.Response:

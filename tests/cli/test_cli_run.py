@@ -210,7 +210,8 @@ def test_the_api_key_comes_from_the_environment(
         "Error: No API key for the model 'gpt-4o-mini'. Set the OPENAI_API_KEY environment "
         "variable before running (or name another variable with api_key_env: NAME in the judge "
         "block; the key never goes in the manifest). For a local server (vLLM, Ollama, "
-        "llama.cpp) set base_url: URL in the judge block; no key is needed then.\n"
+        "llama.cpp) set base_url: URL in the judge block (or the OPENAI_BASE_URL environment "
+        "variable); no key is needed then.\n"
     )
     # The same from score: flags, not manifest keys; Python keeps its own words.
     assert main(["score", "letters.parquet", "--strategy", "contrastive", "-o", "s.parquet",
@@ -218,7 +219,8 @@ def test_the_api_key_comes_from_the_environment(
     assert capsys.readouterr().err == (
         "Error: No API key for the model 'gpt-4o-mini'. Set the OPENAI_API_KEY environment "
         "variable (or name another variable with --api-key-env NAME). For a local server "
-        "(vLLM, Ollama, llama.cpp) pass --base-url URL; no key is needed then.\n"
+        "(vLLM, Ollama, llama.cpp) pass --base-url URL (or set OPENAI_BASE_URL); no key is "
+        "needed then.\n"
     )
     assert not Path("s.parquet").exists()
 

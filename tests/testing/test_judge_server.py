@@ -548,6 +548,7 @@ def test_public_surface() -> None:
     assert set(pairwise_polars.testing.__all__) == {
         "BatchSettings",
         "FaultName",
+        "ReceivedRequest",
         "Faults",
         "ReplyHook",
         "ServerStats",
@@ -602,3 +603,32 @@ def test_command_line_rejects_bad_rates() -> None:
     )
     assert done.returncode == 2
     assert "rate_429=2.0 is not within [0, 1]" in done.stderr
+
+
+def test_received_requests_keep_bodies_and_mask_credentials(judge: TestServer) -> None:
+    headers = {"X-Trace": "t1", "api-key": "azure-SECRET"}
+    with openai.OpenAI(base_url=judge.base_url, api_key="sk-live-SECRET", max_retries=0,
+                       default_headers=headers) as client:  # fmt: skip
+        client.chat.completions.create(model="m", messages=USER, max_completion_tokens=9)
+    (seen,) = judge.received
+    assert (seen.method, seen.path) == ("POST", "/v1/chat/completions")
+    assert seen.body == {"model": "m", "messages": USER, "max_completion_tokens": 9}
+    assert seen.headers["authorization"] == "Bearer ***"
+    assert seen.headers["api-key"] == "***" and seen.headers["x-trace"] == "t1"
+    assert "SECRET" not in repr(judge.received)
+    judge.reset()
+    assert judge.received == []
+
+
+def test_cached_tokens_are_reported_when_asked(judge: TestServer) -> None:
+    with openai.OpenAI(base_url=judge.base_url, api_key="k", max_retries=0) as client:
+        plain = client.chat.completions.create(model="m", messages=USER)
+        judge.cached_tokens = 3
+        cached = client.chat.completions.create(model="m", messages=USER)
+        judge.cached_tokens = 10_000
+        capped = client.chat.completions.create(model="m", messages=USER)
+    assert plain.usage is not None and plain.usage.prompt_tokens_details is None
+    assert cached.usage is not None and cached.usage.prompt_tokens_details is not None
+    assert cached.usage.prompt_tokens_details.cached_tokens == 3
+    assert capped.usage is not None and capped.usage.prompt_tokens_details is not None
+    assert capped.usage.prompt_tokens_details.cached_tokens == capped.usage.prompt_tokens
