@@ -3,12 +3,14 @@ OpenAI-compatible implementation on the judge's chat engine."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import KW_ONLY, dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
+from pairwise_polars._errors import OptionError
+from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
 
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
@@ -73,6 +75,19 @@ class OpenAITarget(ChatEndpoint):
     top_p: float | None = None
     seed: int | None = None
     max_tokens: int = 1024
+    reasoning: bool | None = None
+    """A reasoning model (``max_completion_tokens``, no ``temperature``); None: by the model's
+    name (o-series, gpt-5 family)."""
+    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
+    """Fields merged into every request body last."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.top_p is not None and reasoning_for(self.model, self.reasoning):
+            raise OptionError(
+                f"Reasoning models such as {self.model!r} refuse top_p. Leave top_p out, or "
+                "pass reasoning=False if this model is not one."
+            )
 
     @property
     def name(self) -> str:
@@ -83,14 +98,18 @@ class OpenAITarget(ChatEndpoint):
         """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
         path), the model and its parameters; never the key or a header. The system prompt is
         part of the messages, so it is in the key through them."""
-        return {
+        identity: dict[str, Any] = {
             "endpoint": self._endpoint_id(),
             "model": self.model,
             "temperature": self.temperature,
             "top_p": self.top_p,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
+            "reasoning": reasoning_for(self.model, self.reasoning),
         }
+        if self.extra_body:
+            identity["extra_body"] = dict(self.extra_body)
+        return identity
 
     async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
@@ -103,14 +122,18 @@ class OpenAITarget(ChatEndpoint):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            **sampling(
+                self.model,
+                self.reasoning,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+            ),
         }
         if self.top_p is not None:
             body["top_p"] = self.top_p
         if self.seed is not None:
             body["seed"] = self.seed + sample
-        return body
+        return with_extra(body, self.extra_body)
 
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int

@@ -13,7 +13,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -63,6 +63,13 @@ class Endpoint:
     _: KW_ONLY
     base_url: str | None = None
     api_key: str | None = field(default=None, compare=False)
+    organization: str | None = None
+    """Sent as ``OpenAI-Organization`` (default: ``OPENAI_ORG_ID``)."""
+    project: str | None = None
+    """Sent as ``OpenAI-Project`` (default: ``OPENAI_PROJECT_ID``)."""
+    default_headers: Mapping[str, str] | None = field(default=None, compare=False, hash=False)
+    """Headers sent with every request, after (so overriding) the auth and organization ones;
+    never shown in a repr nor part of a cache key (they may carry credentials)."""
 
     _repr_fields: ClassVar[tuple[str, ...]] = ()
     """Settings shown in the repr after the model, the URL and the masked key."""
@@ -90,9 +97,19 @@ class Endpoint:
 
     def _headers(self) -> dict[str, str]:
         """The headers every request carries besides the SDK's own: ``Authorization: Bearer
-        KEY`` when there is a key (no auth header without one: local servers accept that)."""
+        KEY`` when there is a key (no auth header without one: local servers accept that),
+        ``OpenAI-Organization`` / ``OpenAI-Project`` when set, then ``default_headers``."""
         key = self._key()
-        return {"Authorization": f"Bearer {key}"} if key else {}
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        organization = self.organization or os.environ.get("OPENAI_ORG_ID")
+        project = self.project or os.environ.get("OPENAI_PROJECT_ID")
+        if organization:
+            headers["OpenAI-Organization"] = organization
+        if project:
+            headers["OpenAI-Project"] = project
+        extra = dict(self.default_headers or {})
+        overridden = {name.lower() for name in extra}
+        return {n: v for n, v in headers.items() if n.lower() not in overridden} | extra
 
     def _scope(self) -> str:
         """The endpoint's URL: what identifies state kept about it (e.g. batch ids)."""

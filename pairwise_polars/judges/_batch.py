@@ -9,8 +9,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import KW_ONLY, dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import openai
@@ -60,6 +60,8 @@ class OpenAIBatchJudge(Endpoint):
     seed: int | None = None
     max_tokens: int = 300
     structured_output: bool = True
+    reasoning: bool | None = None
+    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
     state: str | os.PathLike[str] | None = None
     max_requests_per_batch: int = 50_000
     max_bytes_per_file: int = 190 * 2**20  # the API's limit is 200 MB
@@ -101,6 +103,8 @@ class OpenAIBatchJudge(Endpoint):
             seed=self.seed,
             max_tokens=self.max_tokens,
             structured_output=self.structured_output,
+            reasoning=self.reasoning,
+            extra_body=self.extra_body,
         )
 
     def _batch_client(self) -> openai.AsyncOpenAI:

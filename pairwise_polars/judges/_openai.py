@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import KW_ONLY, dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 from pairwise_polars.judges._protocol import JudgeTraits
@@ -39,6 +40,11 @@ class OpenAIJudge(ChatEndpoint):
     seed: int | None = None
     structured_output: bool = True
     reask: bool = True
+    reasoning: bool | None = None
+    """A reasoning model (``max_completion_tokens``, no ``temperature``); None: by the model's
+    name (o-series, gpt-5 family)."""
+    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
+    """Fields merged into every request body last (e.g. ``{"reasoning_effort": "low"}``)."""
 
     @property
     def name(self) -> str:
@@ -47,15 +53,20 @@ class OpenAIJudge(ChatEndpoint):
     @property
     def identity(self) -> dict[str, Any]:
         """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
-        path: another server with a model of the same name answers differently), the model and
-        its parameters. Never the key, a header or the URL's query."""
-        return {
+        path: another server with a model of the same name answers differently), the model, its
+        parameters, the reasoning switch and ``extra_body``. Never the key, a header or the
+        URL's query."""
+        identity = {
             "endpoint": self._endpoint_id(),
             "model": self.model,
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
+            "reasoning": reasoning_for(self.model, self.reasoning),
         }
+        if self.extra_body:
+            identity["extra_body"] = dict(self.extra_body)
+        return identity
 
     @property
     def traits(self) -> JudgeTraits:
@@ -74,8 +85,12 @@ class OpenAIJudge(ChatEndpoint):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            **sampling(
+                self.model,
+                self.reasoning,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+            ),
         }
         if self.seed is not None:
             body["seed"] = self.seed
@@ -93,7 +108,7 @@ class OpenAIJudge(ChatEndpoint):
                 "type": "json_schema",
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
             }
-        return body
+        return with_extra(body, self.extra_body)
 
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int

@@ -7,6 +7,7 @@ files themselves (to learn their names and kinds).
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -67,7 +68,13 @@ JUDGE_KEYS = (
     "seed",
     "max_tokens",
     "structured_output",
+    "reasoning",
+    "extra_body",
+    "organization",
+    "project",
+    "default_headers",
 )
+_CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 _API_KEY = (
     "an API key must never be written in the manifest (it would end up in version control); "
     "set the OPENAI_API_KEY environment variable, or name another variable with "
@@ -396,10 +403,25 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
     read("temperature", low=0)
     read("seed", integer=True)
     read("max_tokens", low=1, integer=True)
-    if "structured_output" in found:
-        options["structured_output"] = check.boolean(
-            *at(found, "structured_output"), join(path, "structured_output")
-        )
+    for key in ("structured_output", "reasoning"):
+        if key in found:
+            options[key] = check.boolean(*at(found, key), join(path, key))
+    for key in ("organization", "project"):
+        if key in found:
+            options[key] = check.string(*at(found, key), join(path, key))
+    if "extra_body" in found:
+        value, where = at(found, "extra_body")
+        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+            options["extra_body"] = json.loads(json.dumps(value, default=str))
+        else:
+            check.add(
+                where,
+                join(path, "extra_body"),
+                "expected a mapping of request body fields (e.g. {reasoning_effort: low}), got "
+                f"{describe(value)}",
+            )
+    if "default_headers" in found:
+        options["default_headers"] = _headers(check, *at(found, "default_headers"), path)
     if len(check.problems) > n_before:
         return None
     api_key_env = options.pop("api_key_env", None)
@@ -407,6 +429,34 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
     return JudgeSpec(
         kind="openai", model=model, api_key_env=api_key_env, options=options, where=where
     )
+
+
+def _headers(check: Checker, raw: Any, line: int, path: str) -> dict[str, str] | None:
+    where = join(path, "default_headers")
+    if not isinstance(raw, Mapping):
+        check.add(
+            line,
+            where,
+            f"expected a mapping of header names to text (e.g. {{X-Team: fairness}}), got "
+            f"{describe(raw)}",
+        )
+        return None
+    headers: dict[str, str] = {}
+    for name, value in raw.items():
+        key_line = raw.key_lines.get(name, line)
+        if not isinstance(name, str) or not isinstance(value, str):
+            check.add(key_line, join(where, name), f"expected text, got {describe(value)}")
+        elif name.lower() in _CREDENTIAL_HEADERS:
+            check.add(
+                key_line,
+                join(where, name),
+                "a credential header must never be written in the manifest (it would end up in "
+                "version control); the key comes from OPENAI_API_KEY or the variable "
+                "api_key_env names",
+            )
+        else:
+            headers[name] = value
+    return headers if len(headers) == len(raw) else None
 
 
 def _cache(check: Checker, base: str, raw: Any, line: int, path: str) -> bool | str | None:

@@ -97,7 +97,9 @@ class TestServer:
     API calls), so tests check what went on the wire. ``cached_tokens`` (reassignable):
     report that many of each answer's prompt tokens as cached
     (``usage.prompt_tokens_details.cached_tokens``, at most the prompt's), as OpenAI does for a
-    prompt prefix it has seen; None (the default) reports no details.
+    prompt prefix it has seen; None (the default) reports no details. ``reasoning_models``:
+    models that answer 400 to ``max_tokens`` or a ``temperature`` other than 1, as OpenAI's
+    reasoning models do.
 
     Example:
         >>> import json, openai
@@ -132,6 +134,7 @@ class TestServer:
         port: int = 0,
         keep_requests: int = 1000,
         cached_tokens: int | None = None,
+        reasoning_models: Sequence[str] = (),
     ) -> None:
         if latency < 0:
             raise ValueError(f"latency must not be negative, got {latency!r}.")
@@ -143,6 +146,7 @@ class TestServer:
         self.batch = batch or BatchSettings()
         self.batches = BatchBackend(self)
         self.cached_tokens = cached_tokens
+        self._reasoning_models = frozenset(reasoning_models)
         self._received: deque[ReceivedRequest] = deque(maxlen=keep_requests)
         self._initial = (latency, faults, reply, self.batch, cached_tokens)
         # Only the expected header value is kept, so the key never shows in a repr or a dump.
@@ -356,6 +360,10 @@ class TestServer:
         model = body["model"]
         if self._models is not None and model not in self._models:
             return self._model_error(model)
+        if model in self._reasoning_models:
+            refused = _reasoning_refusal(body)
+            if refused is not None:
+                return self._fail(400, refused[1], param=refused[0], code="unsupported_parameter")
         response_format = body.get("response_format")
         if (
             not self.supports_json_schema
@@ -580,6 +588,21 @@ def _invalid_body(body: object) -> tuple[str | None, str] | None:
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             return f"messages[{i}]", f"messages[{i}] must be an object with a string 'role'."
+    return None
+
+
+def _reasoning_refusal(body: dict[str, Any]) -> tuple[str, str] | None:
+    """(param, message) of OpenAI's 400 to a reasoning model sent the older fields."""
+    if "max_tokens" in body:
+        return "max_tokens", (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead."
+        )
+    if body.get("temperature", 1) != 1:
+        return "temperature", (
+            f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+            "model. Only the default (1) value is supported."
+        )
     return None
 
 
