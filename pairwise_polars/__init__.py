@@ -27,7 +27,7 @@ from pairwise_polars.counterfactual import (
     collect_responses,
     counterfactuals,
 )
-from pairwise_polars.engine import JudgementCache, default_cache_path
+from pairwise_polars.engine import JudgementCache, Price, default_cache_path
 from pairwise_polars.judges import (
     HeuristicJudge,
     Judge,
@@ -41,7 +41,7 @@ from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_name
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
-from pairwise_polars.scoring import Plan, ascore, ascore_pairs, plan, score, score_pairs
+from pairwise_polars.scoring import Plan, Usage, ascore, ascore_pairs, plan, score, score_pairs
 from pairwise_polars.summary import GateResult, aggregate, gate, summarize
 
 OfflineRun = ParquetRun
@@ -78,9 +78,11 @@ __all__ = [
     "PairwiseWarning",
     "ParquetRun",
     "Plan",
+    "Price",
     "RunStateError",
     "ScoreError",
     "TemplateError",
+    "Usage",
     "__version__",
     "acollect_responses",
     "aggregate",

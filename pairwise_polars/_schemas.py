@@ -35,6 +35,7 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     "latency_s": pl.Float64(),
     "input_tokens": pl.Int64(),
     "output_tokens": pl.Int64(),
+    "cached_tokens": pl.Int64(),  # prompt tokens the provider served from its prompt cache
     "raw_reply": pl.String(),
     "judge_model": pl.String(),
 }

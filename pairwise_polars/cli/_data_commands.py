@@ -22,6 +22,7 @@ from pairwise_polars.cli._options import (
     cache_setting,
     judge_from,
     pairing_from,
+    prices_from,
     whole,
 )
 from pairwise_polars.cli._verdicts import exit_code, threshold
@@ -37,7 +38,7 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.metrics import Metric, metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.runs import score_parquet
-from pairwise_polars.scoring import ORDERS, Plan, prepare, score_prepared
+from pairwise_polars.scoring import ORDERS, Plan, Usage, prepare, score_prepared
 from pairwise_polars.summary import DEFAULT_MAX_ERROR_RATE, ERROR_GATE, gate_summary, summarize
 
 _PAIR_MARKERS = ("pair_id", "output_a", "output_b")
@@ -217,8 +218,18 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         console.payload["plan"] = dataclasses.asdict(planned)
         console.info(str(planned))
 
+    def spent(usage: Usage) -> None:
+        console.payload["usage"] = dataclasses.asdict(usage)
+        console.info(str(usage))
+
     _, scored = score_prepared(
-        prepared, cache=cache, progress=console.progress, dry_run=args.dry_run, on_plan=show
+        prepared,
+        cache=cache,
+        progress=console.progress,
+        dry_run=args.dry_run,
+        on_plan=show,
+        prices=prices_from(args, judge.name),
+        on_usage=spent,
     )
     if scored is None:
         console.verdict("Dry run: nothing was judged or written.")

@@ -17,8 +17,10 @@ from pairwise_polars.cli._console import Console, markdown_table, readable_summa
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_ci_options,
+    add_price_option,
     add_trust_options,
     cache_setting,
+    prices_from,
     whole,
 )
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code
@@ -111,6 +113,7 @@ def _manifest_options(parser: argparse.ArgumentParser) -> None:
         help="run only this target; repeat for several (default: all)",
     )
     add_cache_options(parser, what="judgement", default="the manifest's cache setting")
+    add_price_option(parser)
     add_trust_options(parser)
 
 
@@ -203,10 +206,14 @@ def _run_one(
         cache=cache_setting(args, default=None),
         progress=console.progress,
         dry_run=args.dry_run,
+        prices=prices_from(args, target.judge.model),
     )
     record: dict[str, Any] = {"plan": dataclasses.asdict(run.plan)}
     console.payload["targets"][target.name] = record
     console.info(_indent(str(run.plan)))
+    if run.usage is not None:
+        record["usage"] = dataclasses.asdict(run.usage)
+        console.info(_indent(str(run.usage)))
     if args.dry_run or run.gates is None or run.summary is None:
         console.info()
         return True

@@ -7,8 +7,9 @@ import math
 import os
 from typing import Any
 
-from pairwise_polars._errors import DataSourceError
+from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._verdicts import threshold
+from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
@@ -61,6 +62,30 @@ def share(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
+
+
+def price(text: str) -> Price:
+    """An argparse type: ``IN,OUT`` or ``IN,CACHED,OUT`` US dollars per million tokens."""
+    try:
+        numbers = [float(part) for part in text.split(",")]
+        return as_price(numbers, name="--price-per-million")
+    except (ValueError, OptionError):
+        raise argparse.ArgumentTypeError(
+            f"expected IN,OUT or IN,CACHED,OUT in US dollars per million tokens (e.g. "
+            f"0.15,0.60 or 0.15,0.075,0.60), got {text!r}"
+        ) from None
+
+
+def add_price_option(group: Any) -> None:
+    """``--price-per-million``: the judge model's price, over the shipped table."""
+    group.add_argument(
+        "--price-per-million",
+        type=price,
+        metavar="IN,OUT",
+        help="the judge model's price in US dollars per million tokens, IN,OUT or "
+        "IN,CACHED,OUT (default: the shipped table of OpenAI prices; other models: price "
+        "unknown)",
+    )
 
 
 # -- CI outputs and the manifest's trust --------------------------------------------------------
@@ -221,6 +246,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="send the judge requests through the OpenAI Batch API (half price, within 24h)",
     )
+    add_price_option(group)
     add_request_options(group)
 
 
@@ -244,6 +270,12 @@ def judge_from(args: argparse.Namespace) -> Judge:
         base_url=args.base_url,
         **request_settings(args),
     )
+
+
+def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]:
+    """The price ``--price-per-million`` gives ``model`` (nothing when either is missing)."""
+    given = getattr(args, "price_per_million", None)
+    return {model: given} if given is not None and model else {}
 
 
 # -- summary and gates -------------------------------------------------------------------------

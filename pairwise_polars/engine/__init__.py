@@ -10,12 +10,15 @@ from pairwise_polars.engine._cache import (
 from pairwise_polars.engine._cached_map import cached_map
 from pairwise_polars.engine._endpoint import ChatEndpoint
 from pairwise_polars.engine._limits import RateLimiter
+from pairwise_polars.engine._prices import PRICES, Price
 from pairwise_polars.engine._progress import Progress
 from pairwise_polars.engine._sync import run_sync, sync_twin
 
 __all__ = [
+    "PRICES",
     "ChatEndpoint",
     "JudgementCache",
+    "Price",
     "Progress",
     "RateLimiter",
     "ResultTable",

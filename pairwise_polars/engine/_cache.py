@@ -103,10 +103,18 @@ class ResultTable:
 
     def lookup(self, keys: list[str]) -> pl.DataFrame:
         """Cached results for these keys, as a result frame (cached rows only)."""
+        missing = [
+            pl.lit(None, dtype).alias(name)
+            for name, dtype in self.result_schema.items()
+            if name not in self.columns and name not in ("error", "attempts", "latency_s")
+        ]
         return (
             self._rows(keys)
             .with_columns(
-                error=pl.lit(None, pl.String), attempts=pl.lit(0, pl.Int64), latency_s=pl.lit(0.0)
+                *missing,
+                error=pl.lit(None, pl.String),
+                attempts=pl.lit(0, pl.Int64),
+                latency_s=pl.lit(0.0),
             )
             .select(list(self.result_schema))
         )

@@ -363,6 +363,7 @@ class _Session:
             "latency_s": latency,
             "input_tokens": usage.get("prompt_tokens"),
             "output_tokens": usage.get("completion_tokens"),
+            "cached_tokens": (usage.get("prompt_tokens_details") or {}).get("cached_tokens"),
             "raw_reply": content,
             "judge_model": model,
         }

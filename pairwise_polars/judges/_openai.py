@@ -143,6 +143,13 @@ class OpenAIJudge(ChatEndpoint):
             "attempts": attempt,
             "input_tokens": usage.prompt_tokens if usage else None,
             "output_tokens": usage.completion_tokens if usage else None,
+            "cached_tokens": cached_tokens(usage),
             "raw_reply": content,
             "judge_model": self.model,
         }
+
+
+def cached_tokens(usage: Any) -> int | None:
+    """``usage.prompt_tokens_details.cached_tokens`` when the server reports it."""
+    details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+    return getattr(details, "cached_tokens", None) if details is not None else None

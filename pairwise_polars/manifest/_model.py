@@ -49,6 +49,8 @@ class JudgeSpec:
     model: str | None = None
     api_key_env: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    prices: Mapping[str, Any] = field(default_factory=dict)
+    """The judge model's price (``price_per_million``), by model name, for cost estimates."""
     where: str = ""
     """``file:line: key`` of ``api_key_env``, for the message when its variable is unset."""
 

@@ -16,7 +16,8 @@ from typing import Any, cast
 
 import yaml
 
-from pairwise_polars._errors import DataSourceError
+from pairwise_polars._errors import DataSourceError, OptionError
+from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
 from pairwise_polars.judges._factory import HEURISTIC_NAMES
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
@@ -73,6 +74,7 @@ JUDGE_KEYS = (
     "organization",
     "project",
     "default_headers",
+    "price_per_million",
 )
 _CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 _API_KEY = (
@@ -422,13 +424,40 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
             )
     if "default_headers" in found:
         options["default_headers"] = _headers(check, *at(found, "default_headers"), path)
+    prices: dict[str, Price] = {}
+    if "price_per_million" in found and model is not None:
+        price = _price(check, *at(found, "price_per_million"), join(path, "price_per_million"))
+        if price is not None:
+            prices[model] = price
     if len(check.problems) > n_before:
         return None
     api_key_env = options.pop("api_key_env", None)
     where = f"{check.file}:{found.value_lines.get('api_key_env', line)}: {path}.api_key_env"
     return JudgeSpec(
-        kind="openai", model=model, api_key_env=api_key_env, options=options, where=where
+        kind="openai",
+        model=model,
+        api_key_env=api_key_env,
+        options=options,
+        prices=prices,
+        where=where,
     )
+
+
+def _price(check: Checker, raw: Any, line: int, path: str) -> Price | None:
+    value: Any = raw
+    if isinstance(raw, Mapping) and set(raw) <= {"input", "cached_input", "output"}:
+        value = [raw.get("input"), raw.get("cached_input"), raw.get("output")]
+        value = value if value[1] is not None else [value[0], value[2]]
+    try:
+        return as_price(value, name="price_per_million")
+    except OptionError:
+        check.add(
+            line,
+            path,
+            "expected US dollars per million tokens: [input, output], [input, cached_input, "
+            f"output] or {{input: X, cached_input: Y, output: Z}}, got {describe(raw)}",
+        )
+        return None
 
 
 def _headers(check: Checker, raw: Any, line: int, path: str) -> dict[str, str] | None:

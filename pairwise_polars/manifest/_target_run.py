@@ -12,7 +12,7 @@ from pairwise_polars._errors import ColumnError
 from pairwise_polars.io import scan_data
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.pairing import form_pairs
-from pairwise_polars.scoring import CacheLike, Plan, prepare, score_prepared
+from pairwise_polars.scoring import CacheLike, Plan, Prices, Usage, prepare, score_prepared
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
 
@@ -26,6 +26,8 @@ class TargetRun:
     scored: pl.DataFrame | None = None
     summary: pl.DataFrame | None = None
     gates: GateResult | None = None
+    usage: Usage | None = None
+    """What the judge calls spent: requests, tokens (cached ones too) and dollars."""
 
 
 def run_target(
@@ -35,10 +37,12 @@ def run_target(
     progress: bool = True,
     dry_run: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
+    prices: Prices | None = None,
 ) -> TargetRun:
     """Form the target's pairs, prepare the judge requests once, plan them (``on_plan`` sees the
     plan before any judge call) and, unless ``dry_run``, score, summarise and gate them, with
-    one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting."""
+    one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting,
+    ``prices`` the judge block's ``price_per_million`` (and the price table)."""
     metrics = [spec.load() for spec in target.metrics]
     judge = target.judge.build(need_key=not dry_run)
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
@@ -55,12 +59,15 @@ def run_target(
     prepared = prepare(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
+    spent: list[Usage] = []
     planned, scored = score_prepared(
         prepared,
         cache=target.cache if cache is None else cache,
         progress=progress,
         dry_run=dry_run,
         on_plan=on_plan,
+        prices={**target.judge.prices, **(prices or {})},
+        on_usage=spent.append,
     )
     if scored is None:
         return TargetRun(target, pairs, planned)
@@ -78,7 +85,8 @@ def run_target(
         per_slice=target.gates.per_slice,
         conservative=target.gates.conservative,
     )
-    return TargetRun(target, pairs, planned, scored, summary, gates)
+    usage = spent[0] if spent else None
+    return TargetRun(target, pairs, planned, scored, summary, gates, usage)
 
 
 def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> None:

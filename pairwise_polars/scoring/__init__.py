@@ -1,6 +1,7 @@
 """Scoring: pairs -> unique, keyed judge requests (prepared once) -> the cached judge map ->
 results joined back to pairs by key; and the plan of a call before anything is spent."""
 
+from pairwise_polars.scoring._cost import Prices, Usage
 from pairwise_polars.scoring._plan import Plan
 from pairwise_polars.scoring._prepare import ORDERS, MetricsLike, Order, Prepared, prepare
 from pairwise_polars.scoring._score import (
@@ -22,7 +23,9 @@ __all__ = [
     "Order",
     "Plan",
     "Prepared",
+    "Prices",
     "Scoring",
+    "Usage",
     "ascore",
     "ascore_pairs",
     "ascore_prepared",

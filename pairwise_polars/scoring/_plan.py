@@ -1,5 +1,5 @@
-"""The plan of a scoring call: pairs, judgements, unique requests, cache hits and a token
-estimate, counted from the prepared call before anything is spent."""
+"""The plan of a scoring call: pairs, judgements, unique requests, cache hits, a token estimate
+and its price, counted from the prepared call before anything is spent."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pairwise_polars.engine._prices import shown_dollars
+from pairwise_polars.scoring._cost import Prices, priced
 from pairwise_polars.scoring._prepare import Prepared
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
@@ -25,6 +27,10 @@ class Plan:
     input_tokens: int
     output_tokens: int
     judge_model: str
+    cost_usd: float | None = None
+    """The estimate in US dollars for the requests to send (None: the model has no price)."""
+    price: str = ""
+    """How it was priced: the model's prices and their source, or "price unknown"."""
 
     def __str__(self) -> str:
         return (
@@ -33,18 +39,29 @@ class Plan:
             f"unique judge requests: {self.n_unique:,}\n"
             f"cached: {self.n_cached:,}\n"
             f"to send to {self.judge_model}: {self.n_to_send:,}\n"
-            f"estimated tokens: {self.input_tokens:,} in, {self.output_tokens:,} out"
+            f"estimated tokens: {self.input_tokens:,} in, {self.output_tokens:,} out\n"
+            f"estimated cost: {shown_dollars(self.cost_usd)} ({self.price})"
         )
 
 
-def count(prepared: Prepared, hits: pl.DataFrame) -> Plan:
-    """The plan of a prepared call whose cache lookup gave ``hits``."""
+def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) -> Plan:
+    """The plan of a prepared call whose cache lookup gave ``hits``, priced from the table
+    with ``prices`` overriding it."""
     requests = prepared.requests
     n_cached = hits.height
     to_send = requests.height - n_cached
     uses_messages = prepared.traits.uses_messages and not requests.is_empty()
     input_chars = int(requests["messages"].str.len_chars().sum() or 0) if uses_messages else 0
     ratio = to_send / requests.height if requests.height else 0.0
+    input_tokens = int(input_chars / 4 * ratio) if uses_messages else 0
+    output_tokens = to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0
+    cost, note = priced(
+        prepared.judge.name,
+        prepared.traits,
+        prices,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+    )
     return Plan(
         n_pairs=prepared.pairs.height,
         n_skipped=prepared.n_skipped,
@@ -52,7 +69,9 @@ def count(prepared: Prepared, hits: pl.DataFrame) -> Plan:
         n_unique=requests.height,
         n_cached=n_cached,
         n_to_send=to_send,
-        input_tokens=int(input_chars / 4 * ratio) if uses_messages else 0,
-        output_tokens=to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
         judge_model=prepared.judge.name,
+        cost_usd=cost,
+        price=note,
     )

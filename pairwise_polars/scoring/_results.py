@@ -23,8 +23,11 @@ RESULT_COLUMNS = (
     "latency_s",
     "input_tokens",
     "output_tokens",
+    "cached_tokens",
     "cached",
 )
+OPTIONAL = ("cached_tokens",)
+"""Result columns a judge may leave out (null then): judges written before they existed."""
 ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap", "reason_ba")
 """Added with both orders: each order's score, their absolute difference, and the (b, a) order's
 reason (``reason`` is the (a, b) order's)."""
@@ -37,7 +40,14 @@ def conform_results(frame: pl.DataFrame) -> pl.DataFrame:
     """A judge's result frame with exactly the RESULT_SCHEMA columns and types."""
     if frame.schema == RESULT_SCHEMA:  # the common case, checked first: it is per answer
         return frame
-    return frame.select([pl.col(c).cast(t) for c, t in RESULT_SCHEMA.items()])
+    return frame.select(
+        [
+            pl.lit(None, t).alias(c)
+            if c in OPTIONAL and c not in frame.columns
+            else pl.col(c).cast(t)
+            for c, t in RESULT_SCHEMA.items()
+        ]
+    )
 
 
 def join_back(
@@ -75,6 +85,7 @@ def join_back(
             latency_s=pl.col("latency_s") + pl.col("latency_s_ba"),
             input_tokens=pl.col("input_tokens") + pl.col("input_tokens_ba"),
             output_tokens=pl.col("output_tokens") + pl.col("output_tokens_ba"),
+            cached_tokens=pl.col("cached_tokens") + pl.col("cached_tokens_ba"),
             cached=pl.col("cached") & pl.col("cached_ba"),
             score_ab=pl.col("score"),
             score_ba=pl.col("score_ba"),

@@ -18,6 +18,7 @@ from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike
 from pairwise_polars.judges import Judge
 from pairwise_polars.pairing import Strategy, form_pairs
+from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._plan import Plan, count
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
 from pairwise_polars.scoring._results import conform_results, join_back
@@ -34,9 +35,14 @@ CacheLike = bool | str | os.PathLike[str] | JudgementCache | None
 class Scoring:
     """One prepared call with its cache (None: no cache): plan it, score it."""
 
-    def __init__(self, prepared: Prepared, store: JudgementCache | None) -> None:
+    def __init__(
+        self, prepared: Prepared, store: JudgementCache | None, prices: Prices | None = None
+    ) -> None:
         self.prepared = prepared
         self.store = store
+        self.prices = prices
+        self.usage: Usage | None = None
+        """What the last :meth:`score` spent (None before it ran)."""
         self._hits: pl.DataFrame | None = None
 
     def hits(self) -> pl.DataFrame:
@@ -46,7 +52,7 @@ class Scoring:
         return self._hits
 
     def plan(self) -> Plan:
-        return count(self.prepared, self.hits())
+        return count(self.prepared, self.hits(), self.prices)
 
     async def score(
         self, *, progress: bool = True, observe: Callable[[pl.DataFrame], None] | None = None
@@ -70,6 +76,7 @@ class Scoring:
                 hits=self.hits(),
                 observe=observe,
             )
+        self.usage = usage_of(results, prepared.judge.name, prepared.traits, self.prices)
         return join_back(
             prepared.pairs, prepared.keyed, results, prepared.metrics, prepared.both_orders
         )
@@ -82,17 +89,23 @@ async def ascore_prepared(
     progress: bool = True,
     dry_run: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
+    prices: Prices | None = None,
+    on_usage: Callable[[Usage], None] | None = None,
 ) -> tuple[Plan, pl.DataFrame | None]:
-    """Plan a prepared call, tell ``on_plan``, then (unless ``dry_run``) score it, with one
-    cache lookup for both: the path of a manifest target and of the CLI's ``score``."""
+    """Plan a prepared call, tell ``on_plan``, then (unless ``dry_run``) score it and tell
+    ``on_usage`` what it spent, with one cache lookup for both: the path of a manifest target
+    and of the CLI's ``score``. ``prices`` override the price table by model name."""
     with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        scoring = Scoring(prepared, store)
+        scoring = Scoring(prepared, store, prices)
         planned = scoring.plan()
         if on_plan is not None:
             on_plan(planned)
         if dry_run:
             return planned, None
-        return planned, await scoring.score(progress=progress)
+        scored = await scoring.score(progress=progress)
+        if on_usage is not None and scoring.usage is not None:
+            on_usage(scoring.usage)
+        return planned, scored
 
 
 score_prepared = sync_twin(ascore_prepared, "score_prepared")
@@ -112,12 +125,13 @@ async def ascore_pairs(
 
     Adds ``metric``, ``score`` (raw / rubric max, in [0, 1]; null when not scored),
     ``raw_score``, ``reason``, ``error``, ``judge_model``, ``attempts``, ``latency_s``,
-    ``input_tokens``, ``output_tokens``, ``cached`` and ``shown_first`` (``"a"`` or ``"b"``:
-    the side the judge saw first); with ``both_orders=True``, ``score_ab``, ``score_ba`` and
-    ``position_gap`` instead of ``shown_first``. ``order="random"`` (the default) shows each
-    pair to an LLM judge as (a, b) or (b, a) by a hash of its ``pair_id``, the same on every
-    run, so a judge's preference for the first position is spread evenly over both sides;
-    ``"fixed"`` always shows (a, b); the score is the pair's either way (the metrics are
+    ``input_tokens``, ``output_tokens``, ``cached_tokens``, ``cached`` and ``shown_first``
+    (``"a"`` or ``"b"``: the side the judge saw first); with ``both_orders=True``,
+    ``score_ab``, ``score_ba`` and ``position_gap`` instead of ``shown_first``.
+    ``order="random"`` (the default) shows each pair to an LLM judge as (a, b) or (b, a) by a
+    hash of its ``pair_id``, the same on every run, so a judge's preference for the first
+    position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is
+    the pair's either way (the metrics are
     symmetric). The default judge is the offline heuristic;
     ``cache=True`` keeps successful judgements in a SQLite file under the user cache directory
     (``cache=<path>`` another file, ``cache=False`` none). ``score_pairs`` is the same call
@@ -189,13 +203,17 @@ def plan(
     cache: CacheLike = True,
     pairs: bool = False,
     strategy: Strategy = "group",
+    prices: Prices | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> Plan:
-    """Count pairs, unique requests after dedupe and cache, and estimate tokens; spend nothing.
+    """Count pairs, unique requests after dedupe and cache, and estimate tokens and dollars;
+    spend nothing.
 
-    ``pairs=True`` says ``data`` is already a pair frame.
+    ``pairs=True`` says ``data`` is already a pair frame. ``prices`` override the price table
+    by model name: ``{"my-model": (input, output)}`` or ``(input, cached_input, output)``, US
+    dollars per million tokens (a model in neither has "price unknown").
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     prepared = prepare(pair_frame, metrics, judge=judge, both_orders=both_orders, order=order)
     with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        return Scoring(prepared, store).plan()
+        return Scoring(prepared, store, prices).plan()

@@ -242,6 +242,7 @@ def _result_chunk(chunk: pl.DataFrame) -> pl.DataFrame:
         latency_s=pl.lit(per_row, dtype=pl.Float64),
         input_tokens=pl.lit(None, dtype=pl.Int64),
         output_tokens=pl.lit(None, dtype=pl.Int64),
+        cached_tokens=pl.lit(None, dtype=pl.Int64),
         raw_reply=pl.lit(None, dtype=pl.String),
         judge_model=pl.lit(NAME, dtype=pl.String),
     ).cast(RESULT_SCHEMA)  # type: ignore[arg-type]

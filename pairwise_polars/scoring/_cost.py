@@ -1,0 +1,109 @@
+"""Dollars for a scoring call: the estimate of a plan, and the usage of a run (tokens the judge
+reported for the requests it answered, cached prompt tokens included) priced the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from pairwise_polars.engine._prices import (
+    BATCH_DISCOUNT,
+    PRICES_CHECKED,
+    PriceLike,
+    dollars,
+    price_of,
+    shown_dollars,
+)
+from pairwise_polars.judges import JudgeTraits
+
+Prices = Mapping[str, PriceLike]
+"""Price overrides by model name: ``{"my-model": (input, output)}`` or ``(input, cached_input,
+output)`` in US dollars per million tokens, or :class:`~pairwise_polars.Price` values."""
+
+
+def priced(
+    model: str,
+    traits: JudgeTraits,
+    prices: Prices | None,
+    *,
+    input_tokens: int,
+    output_tokens: int,
+    cached_tokens: int = 0,
+) -> tuple[float | None, str]:
+    """``(dollars, how they were priced)``; dollars None when the model has no price."""
+    if traits.kind == "local":
+        return 0.0, "no cost: the judge runs in this process"
+    price = price_of(model, prices)
+    if price is None:
+        return None, f"price unknown for {model!r}"
+    cached = "" if price.cached_input is None else f", ${price.cached_input:g} cached"
+    source = "given" if prices and price_of(model, None) != price else f"table of {PRICES_CHECKED}"
+    note = f"{model}: ${price.input:g} in{cached}, ${price.output:g} out per 1M tokens ({source})"
+    batch = traits.kind == "batch"
+    if batch:
+        note += f", Batch API -{1 - BATCH_DISCOUNT:.0%}"
+    amount = dollars(
+        price,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=cached_tokens,
+        batch=batch,
+    )
+    return amount, note
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a scoring call spent: the requests sent to the judge in this call (cache hits
+    cost nothing and are not counted), the tokens it reported for them (``cached_tokens``:
+    prompt tokens the provider served from its prompt cache, part of ``input_tokens``), and
+    their price in US dollars (None when the model has no price)."""
+
+    requests: int
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    price: str
+
+    def __str__(self) -> str:
+        return (
+            f"spent: {self.requests:,} judge requests, {self.input_tokens:,} tokens in "
+            f"({self.cached_tokens:,} cached), {self.output_tokens:,} out; cost "
+            f"{shown_dollars(self.cost_usd)} ({self.price})"
+        )
+
+
+def usage_of(
+    results: pl.DataFrame, model: str, traits: JudgeTraits, prices: Prices | None
+) -> Usage:
+    """The usage of a call's result frame (one row per unique request, ``cached`` set on
+    cache hits)."""
+    answered = results.filter(~pl.col("cached")) if "cached" in results.columns else results
+
+    def total(column: str) -> int:
+        return int(answered[column].sum() or 0) if column in answered.columns else 0
+
+    tokens_in, tokens_cached, tokens_out = (
+        total("input_tokens"),
+        total("cached_tokens"),
+        total("output_tokens"),
+    )
+    cost, note = priced(
+        model,
+        traits,
+        prices,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cached_tokens=tokens_cached,
+    )
+    return Usage(
+        requests=answered.height,
+        input_tokens=tokens_in,
+        cached_tokens=tokens_cached,
+        output_tokens=tokens_out,
+        cost_usd=cost,
+        price=note,
+    )
