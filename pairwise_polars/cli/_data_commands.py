@@ -265,8 +265,12 @@ def _score_run(
         cache=cache,
         progress=console.progress,
         overwrite=args.overwrite,
+        prices=prices_from(args, judge.name),
         **pairing,
     )
+    if run.usage is not None:
+        console.payload["usage"] = dataclasses.asdict(run.usage)
+        console.info(str(run.usage))
     console.payload.update(
         output=args.run_dir,
         n_pairs=run.n_pairs,

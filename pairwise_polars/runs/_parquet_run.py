@@ -13,7 +13,7 @@ import os
 import time
 import warnings
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +53,17 @@ from pairwise_polars.runs._journal import (
     write_atomically,
 )
 from pairwise_polars.runs._run_progress import RunProgress
-from pairwise_polars.scoring import ORDERS, CacheLike, MetricsLike, Order, Scoring, prepare
+from pairwise_polars.scoring import (
+    ORDERS,
+    CacheLike,
+    MetricsLike,
+    Order,
+    Prices,
+    Scoring,
+    Spent,
+    Usage,
+    prepare,
+)
 from pairwise_polars.summary import aggregate
 
 if TYPE_CHECKING:
@@ -83,6 +93,8 @@ class ParquetRun:
     """Scored rows with an error (judge failures and pairs that could not be judged)."""
     seconds: float
     summary: pl.DataFrame
+    usage: Usage | None = None
+    """What this call's judge requests spent: requests, tokens (cached ones too), dollars."""
 
     def scored(self) -> pl.LazyFrame:
         """The scored frame, read lazily from the parts."""
@@ -103,6 +115,7 @@ async def ascore_parquet(
     progress: bool = True,
     overwrite: bool = False,
     keep_text: bool = False,
+    prices: Prices | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
@@ -121,7 +134,8 @@ async def ascore_parquet(
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
     carry the scored frame without the input/output texts unless ``keep_text=True``.
     ``pairing`` keywords go to :func:`form_pairs`; ``order`` and ``both_orders`` as for
-    :func:`score_pairs`. ``score_parquet`` is the same call for sync code; ``ascore_parquet``
+    :func:`score_pairs`; ``prices`` (by model name) override the price table for ``usage``.
+    ``score_parquet`` is the same call for sync code; ``ascore_parquet``
     awaits it.
 
     >>> import pathlib, tempfile
@@ -214,6 +228,7 @@ async def ascore_parquet(
         errors=run.errors,
         seconds=time.monotonic() - started,
         summary=summary,
+        usage=run.spent.priced(judge.name, traits, prices),
     )
 
 
@@ -238,6 +253,7 @@ class _Run:
     resumed: int = 0
     from_cache: int = 0
     errors: int = 0
+    spent: Spent = field(default_factory=Spent)
 
     def resume(self, chunks: list[Chunk]) -> list[Chunk]:
         """The chunks still to score; the finished ones are counted as resumed."""
@@ -255,7 +271,10 @@ class _Run:
             pairs, self.metrics, judge=judge, both_orders=self.both_orders, order=self.order
         )
         scoring = Scoring(prepared, self.store)
-        return await scoring.score(progress=False, observe=self.bar.answers)
+        scored = await scoring.score(progress=False, observe=self.bar.answers)
+        if scoring.usage is not None:
+            self.spent.add(scoring.usage)
+        return scored
 
     async def submit(self, chunks: list[Chunk], submitter: Judge) -> None:
         async with contextlib.aclosing(self._read_ahead(chunks)) as read:

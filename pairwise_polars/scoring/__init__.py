@@ -1,7 +1,7 @@
 """Scoring: pairs -> unique, keyed judge requests (prepared once) -> the cached judge map ->
 results joined back to pairs by key; and the plan of a call before anything is spent."""
 
-from pairwise_polars.scoring._cost import Prices, Usage
+from pairwise_polars.scoring._cost import Prices, Spent, Usage
 from pairwise_polars.scoring._plan import Plan
 from pairwise_polars.scoring._prepare import ORDERS, MetricsLike, Order, Prepared, prepare
 from pairwise_polars.scoring._score import (
@@ -25,6 +25,7 @@ __all__ = [
     "Prepared",
     "Prices",
     "Scoring",
+    "Spent",
     "Usage",
     "ascore",
     "ascore_pairs",

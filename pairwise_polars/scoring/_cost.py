@@ -28,6 +28,7 @@ def priced(
     traits: JudgeTraits,
     prices: Prices | None,
     *,
+    requests: int,
     input_tokens: int,
     output_tokens: int,
     cached_tokens: int = 0,
@@ -35,6 +36,8 @@ def priced(
     """``(dollars, how they were priced)``; dollars None when the model has no price."""
     if traits.kind == "local":
         return 0.0, "no cost: the judge runs in this process"
+    if requests == 0:
+        return 0.0, "no cost: nothing to send"
     price = price_of(model, prices)
     if price is None:
         return None, f"price unknown for {model!r}"
@@ -95,6 +98,7 @@ def usage_of(
         model,
         traits,
         prices,
+        requests=answered.height,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
         cached_tokens=tokens_cached,
@@ -107,3 +111,38 @@ def usage_of(
         cost_usd=cost,
         price=note,
     )
+
+
+@dataclass
+class Spent:
+    """Usage added up over several scoring calls (the chunks of a run), priced once."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.requests += usage.requests
+        self.input_tokens += usage.input_tokens
+        self.cached_tokens += usage.cached_tokens
+        self.output_tokens += usage.output_tokens
+
+    def priced(self, model: str, traits: JudgeTraits, prices: Prices | None) -> Usage:
+        cost, note = priced(
+            model,
+            traits,
+            prices,
+            requests=self.requests,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_tokens=self.cached_tokens,
+        )
+        return Usage(
+            requests=self.requests,
+            input_tokens=self.input_tokens,
+            cached_tokens=self.cached_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=cost,
+            price=note,
+        )

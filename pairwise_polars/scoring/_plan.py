@@ -59,6 +59,7 @@ def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) 
         prepared.judge.name,
         prepared.traits,
         prices,
+        requests=to_send,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
     )

@@ -147,3 +147,34 @@ def test_the_manifest_prices_its_judge(tmp_path, judge_server, capsys) -> None:
     bad = manifest(tmp_path, "{model: judge-model, price_per_million: [1]}")
     with pytest.raises(pp.ManifestError, match=r"t.pairwise.judge.price_per_million: expected US"):
         load_manifest(bad)
+
+
+def test_a_parquet_run_reports_what_it_spent(tmp_path) -> None:
+    ROWS.write_parquet(tmp_path / "rows.parquet")
+    with TestServer(cached_tokens=2) as server:
+        judge = pp.OpenAIJudge("judge-model", base_url=server.base_url)
+        run = pp.score_parquet(tmp_path / "rows.parquet", tmp_path / "out", "pairwise-bias",
+                               judge=judge, cache=tmp_path / "c.sqlite", chunk_size=1,
+                               progress=False, prices={"judge-model": (1, 2)})  # fmt: skip
+        sent = server.stats.requests
+        assert run.n_chunks > 1 and run.usage is not None
+        assert run.usage.requests == sent and run.usage.cached_tokens == 2 * sent
+        scored = run.scored().collect()
+        assert run.usage.input_tokens == scored["input_tokens"].sum()
+        assert run.usage.cost_usd == pytest.approx(
+            (run.usage.input_tokens + 2 * run.usage.output_tokens) / 1e6
+        )
+        again = pp.score_parquet(tmp_path / "rows.parquet", tmp_path / "again",
+                                 "pairwise-bias", judge=judge, cache=tmp_path / "c.sqlite",
+                                 progress=False)  # fmt: skip
+        assert again.usage is not None and again.usage.requests == 0
+        assert again.usage.cost_usd == 0.0  # everything from the cache
+
+
+def test_nothing_to_send_costs_nothing_whatever_the_price(judge_server, tmp_path) -> None:
+    judge = pp.OpenAIJudge("judge-model", base_url=judge_server.base_url)
+    cache = tmp_path / "c.sqlite"
+    assert pp.plan(ROWS, "pairwise-bias", judge=judge, cache=cache).cost_usd is None
+    pp.score(ROWS, "pairwise-bias", judge=judge, cache=cache, progress=False)
+    cached = pp.plan(ROWS, "pairwise-bias", judge=judge, cache=cache)
+    assert (cached.n_to_send, cached.cost_usd, cached.price) == (0, 0.0, "no cost: nothing to send")
