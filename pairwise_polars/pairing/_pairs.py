@@ -105,9 +105,10 @@ def form_pairs(
     ``pair_kind`` is ``"control"`` for those and ``"counterfactual"`` for the rest, and a
     control pair carries its group's ``dimension``. Invalid groups (see :func:`check_groups`)
     raise, or are left out with a warning when ``on_invalid="skip"``. Other input columns ride
-    along with ``_a`` / ``_b`` suffixes. Lazy in, lazy out; eager in, eager out. ``keys_only=True`` returns only
-    ``pair_id``, the group column, ``dimension``, ids, roles and attributes (no text, no carried
-    columns): the cheap frame for planning large runs, where text is attached later.
+    along with ``_a`` / ``_b`` suffixes. Lazy in, lazy out; eager in, eager out.
+    ``keys_only=True`` returns only ``pair_id``, the group column, ``dimension``, ids, roles,
+    ``pair_kind`` and attributes (no text, no carried columns): the cheap frame for planning
+    large runs, where text is attached later.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"group_id": [1, 1, 1], "role": ["reference", "variant", "variant"],

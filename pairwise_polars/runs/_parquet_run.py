@@ -362,8 +362,9 @@ def _columns(pairing: PairingOptions) -> Columns:
 def _resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
     """The pairing options as resolved values: every column name, the strategy's roles (the
     reference for ``group``, the poles for ``contrastive``), the control role and
-    ``on_invalid``, defaults included. Recorded in the journal, so the same run compares equal however it was asked
-    for (``columns=`` or keywords, defaults left out or spelled out, from Python or the CLI)."""
+    ``on_invalid``, defaults included. Recorded in the journal, so the same run compares equal
+    however it was asked for (``columns=`` or keywords, defaults left out or spelled out, from
+    Python or the CLI)."""
     columns = _columns(pairing)
     names = ColumnNames.__annotations__
     resolved: dict[str, Any] = {name: getattr(columns, name) for name in names}
