@@ -247,7 +247,7 @@ def test_excess_gate_without_controls_is_inconclusive_and_says_how_to_add_them()
 def test_excess_gate_threshold_is_validated_like_the_others_and_summary_gates_take_it() -> None:
     summary = pp.summarize(controlled(0.5))
     for bad in (-0.1, 1.5, float("nan")):
-        with pytest.raises(pp.GateError, match="^max_excess_divergence must be a number from 0"):
+        with pytest.raises(pp.GateError, match=r"^max_excess_divergence must be a number from 0"):
             pp.gate(summary, max_excess_divergence=bad)
     result = pp.summary.gate_summary(
         summary,
