@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pairwise_polars.pairing import PAIR_KIND
 from pairwise_polars.scoring._prepare import Prepared
+from pairwise_polars.scoring._requests import ROW
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
 
@@ -25,11 +27,22 @@ class Plan:
     input_tokens: int
     output_tokens: int
     judge_model: str
+    n_control_pairs: int = 0
+    """Of ``n_pairs``, the control pairs (two answers to the same input: the noise floor)."""
+    n_control_judgements: int = 0
+    """Of ``n_judgements``, those of control pairs: one per control pair, metric and order."""
 
     def __str__(self) -> str:
+        controls = ""
+        if self.n_control_pairs:
+            controls = (
+                f"control pairs (the noise floor): {self.n_control_pairs:,}, "
+                f"{self.n_control_judgements:,} judgements\n"
+            )
         return (
             f"pairs: {self.n_pairs:,} ({self.n_skipped:,} not judgeable)\n"
             f"judgements (pair x metric x order): {self.n_judgements:,}\n"
+            f"{controls}"
             f"unique judge requests: {self.n_unique:,}\n"
             f"cached: {self.n_cached:,}\n"
             f"to send to {self.judge_model}: {self.n_to_send:,}\n"
@@ -45,6 +58,11 @@ def count(prepared: Prepared, hits: pl.DataFrame) -> Plan:
     uses_messages = prepared.traits.uses_messages and not requests.is_empty()
     input_chars = int(requests["messages"].str.len_chars().sum() or 0) if uses_messages else 0
     ratio = to_send / requests.height if requests.height else 0.0
+    n_control_pairs = n_control_judgements = 0
+    if PAIR_KIND in prepared.pairs.columns:
+        control = prepared.pairs.filter(pl.col(PAIR_KIND) == "control").select(ROW)
+        n_control_pairs = control.height
+        n_control_judgements = prepared.keyed.join(control, on=ROW, how="semi").height
     return Plan(
         n_pairs=prepared.pairs.height,
         n_skipped=prepared.n_skipped,
@@ -55,4 +73,6 @@ def count(prepared: Prepared, hits: pl.DataFrame) -> Plan:
         input_tokens=int(input_chars / 4 * ratio) if uses_messages else 0,
         output_tokens=to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0,
         judge_model=prepared.judge.name,
+        n_control_pairs=n_control_pairs,
+        n_control_judgements=n_control_judgements,
     )
