@@ -67,7 +67,7 @@ def test_unknown_keys_with_did_you_mean(workdir: Path) -> None:
         """) == [
         f"m.yaml:5: {BLOCK}.metrcs: unknown key 'metrcs'; did you mean 'metrics'?",
         f"m.yaml:6: {BLOCK}.zzz: unknown key 'zzz'; expected one of: data, strategy, reference, "
-        "poles, columns, on_invalid, metrics, judge, both_orders, order, slices, "
+        "poles, control, columns, on_invalid, metrics, judge, both_orders, order, slices, "
         "equivalence_threshold, divergence_threshold, confidence, cache, gates",
         "m.yaml:7: targets.demo.descripton: unknown key 'descripton'; did you mean 'description'?",
     ]
