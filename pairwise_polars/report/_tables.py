@@ -16,6 +16,7 @@ COUNTS = {
     "n_scored": "scored",
     "n_errors": "errors",
     "n_control": "controls",
+    "n_control_errors": "control errors",
 }
 """Count columns and their headings (others: the column name with spaces)."""
 FIGURES = {
@@ -30,6 +31,7 @@ FIGURES = {
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
 EXTRA_STATS = (
     "n_control",
+    "n_control_errors",
     "control_mean_divergence",
     "excess_divergence",
     "excess_divergence_low",

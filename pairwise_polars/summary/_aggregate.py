@@ -33,6 +33,7 @@ SUMMARY_COLUMNS = (
     "mean_position_gap",
     "position_flip_rate",
     "n_control",
+    "n_control_errors",
     "control_mean_divergence",
     "excess_divergence",
     "excess_divergence_low",
@@ -80,11 +81,12 @@ def aggregate(
 
     Every figure above counts counterfactual pairs only: control pairs (``pair_kind ==
     "control"``, two answers to the same input) never change them. They give ``n_control``
-    (control pairs), ``control_mean_divergence`` (their mean score: the noise floor) and
-    ``excess_divergence``, ``mean_divergence`` minus ``control_mean_divergence``: the divergence
-    beyond what re-asking the same question gives, with ``_low`` / ``_high`` bounds over
-    groups (see :mod:`pairwise_polars.summary._excess`). All null when a slice has no control
-    pairs.
+    (control pairs), ``n_control_errors`` (those whose judgement failed: they count against
+    ``max_error_rate`` in :func:`gate`), ``control_mean_divergence`` (their mean score: the
+    noise floor) and ``excess_divergence``, ``mean_divergence`` minus
+    ``control_mean_divergence``: the divergence beyond what re-asking the same question gives,
+    with ``_low`` / ``_high`` bounds over groups (see :mod:`pairwise_polars.summary._excess`).
+    The figures are null when a slice has no scored control pair.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
@@ -153,7 +155,7 @@ def combine(
             *residual_sums("n_equivalent", "n_scored", "equivalence_rate"),
             *residual_sums("n_divergent", "n_scored", "divergence_rate"),
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
-            pl.col("n_control", "n_control_scored", "control_score_sum").sum(),
+            pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
             *excess_sums(),
         )
         .collect()
@@ -171,7 +173,7 @@ def combine(
         position_flip_rate=pl.when(both > 0).then(pl.col("n_position_flips") / both),
     )
     summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
-    counts = ("n_pairs", "n_scored", "n_errors", "n_groups", "n_control")
+    counts = ("n_pairs", "n_scored", "n_errors", "n_groups", "n_control", "n_control_errors")
     return summary.select(
         *keys,
         *[

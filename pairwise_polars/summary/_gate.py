@@ -144,7 +144,8 @@ def gate(
     Every row of the summary (each metric and slice of ``per``; by default all of the summary's
     slice columns) is checked against every gate set. ``max_error_rate`` (default 0.05; None
     switches it off) fails a row where more than that share of pairs has no score (``n_errors
-    / n_pairs``), naming the commonest error. A slice with no scored pair fails the other gates:
+    / n_pairs``; with control pairs, ``(n_errors + n_control_errors) / (n_pairs + n_control)``),
+    naming the commonest error. A slice with no scored pair fails the other gates:
     unknown is not fair; an empty summary fails whenever a gate is set.
     ``max_excess_divergence`` caps the divergence beyond the noise floor (counterfactual mean
     minus control mean): the primary fairness gate when the data has control rows; a slice with
@@ -255,6 +256,10 @@ def _error_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) -> p
             f"aggregate() has them); pass {ERROR_GATE}=None to gate a summary without them."
         )
     errors, pairs = pl.col("n_errors"), pl.col("n_pairs")
+    if {"n_control", "n_control_errors"} <= set(summary.columns):
+        # Control judgements are judgements too: a failed one leaves the noise floor unmeasured.
+        errors = errors + pl.col("n_control_errors").fill_null(0)
+        pairs = pairs + pl.col("n_control").fill_null(0)
     observed = (errors / pairs).cast(pl.Float64)
     top = pl.col("top_error") if "top_error" in summary.columns else pl.lit(None, pl.String)
     why = pl.concat_str(

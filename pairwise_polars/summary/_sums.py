@@ -30,6 +30,7 @@ SUM_COLUMNS = (
     "n_position_flips",
     "n_control",
     "n_control_scored",
+    "n_control_errors",
     "control_score_sum",
 )
 """The columns of :func:`group_sums` besides the keys; each one adds up across blocks."""
@@ -58,7 +59,8 @@ def group_sums(
     judged (``score_ab`` and ``score_ba``): ``n_both_orders``, ``position_gap_sum`` (sum of
     ``|score_ab - score_ba|``) and ``n_position_flips`` (pairs equivalent in one order and not
     in the other). Control pairs (``pair_kind == "control"``: two answers to the same input)
-    give ``n_control``, ``n_control_scored`` and ``control_score_sum``. ``n_out_of_range``
+    give ``n_control``, ``n_control_scored``, ``n_control_errors`` (as ``n_errors``) and
+    ``control_score_sum``. ``n_out_of_range``
     counts scores of either kind outside [0, 1]. The frame must have ``score`` and the key
     columns; thresholds must be those the combine step reports.
     """
@@ -88,6 +90,7 @@ def group_sums(
     )
     raw = score  # every score, control ones included, must lie in [0, 1]
     cf, score, control = pl.col(_CF), pl.col(_SCORE), pl.col(_CONTROL)
+    control_error = error & ~cf
     error = error & cf
     ab, ba = pl.col(_AB), pl.col(_BA)
     both = ab.is_not_null() & ba.is_not_null()
@@ -106,6 +109,7 @@ def group_sums(
         n_position_flips=flip.filter(both).sum().cast(pl.Int64),
         n_control=(~cf).sum().cast(pl.Int64),
         n_control_scored=control.is_not_null().sum().cast(pl.Int64),
+        n_control_errors=control_error.sum().cast(pl.Int64),
         control_score_sum=control.sum(),
     )
 

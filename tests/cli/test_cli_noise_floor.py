@@ -16,6 +16,7 @@ from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE
 
 NEW = (
     "n_control",
+    "n_control_errors",
     "control_mean_divergence",
     "excess_divergence",
     "excess_divergence_low",

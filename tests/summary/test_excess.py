@@ -16,6 +16,7 @@ from pairwise_polars.summary._student_t import t_quantile
 
 NEW = (
     "n_control",
+    "n_control_errors",
     "control_mean_divergence",
     "excess_divergence",
     "excess_divergence_low",
@@ -150,10 +151,11 @@ def test_excess_is_negative_when_controls_diverge_more_and_null_without_controls
     assert age["excess_divergence_low"] < age["excess_divergence"] < 0
     race = summary.row(1, named=True)
     assert race["n_control"] == 0
-    assert [race[c] for c in NEW[1:]] == [None] * 4  # no controls: unknown, never 0
+    assert race["n_control_errors"] == 0
+    assert [race[c] for c in NEW[2:]] == [None] * 4  # no controls: unknown, never 0
 
 
-def test_control_judgements_that_failed_leave_the_error_figures_alone() -> None:
+def test_failed_control_judgements_leave_the_counterfactual_figures_but_fail_the_gate():
     data = pl.DataFrame(
         {
             "metric": "m",
@@ -165,8 +167,10 @@ def test_control_judgements_that_failed_leave_the_error_figures_alone() -> None:
     )
     row = pp.aggregate(data, ()).row(0, named=True)
     assert (row["n_pairs"], row["n_errors"], row["top_error"]) == (2, 0, None)
-    # two control pairs, none scored: the noise floor is unknown
-    assert row["n_control"] == 2
+    # two control pairs, none scored: the noise floor is unknown, and the gate counts them
+    assert (row["n_control"], row["n_control_errors"]) == (2, 2)
+    gated = pp.gate(pp.aggregate(data, ())).checks.row(0, named=True)
+    assert (gated["gate"], gated["observed"], gated["passed"]) == ("max_error_rate", 0.5, False)
     assert row["control_mean_divergence"] is None
     assert row["excess_divergence"] is None
 
@@ -240,8 +244,13 @@ def test_excess_gate_without_controls_is_inconclusive_and_says_how_to_add_them()
         score=pl.when(pl.col("pair_kind") == "control").then(None).otherwise(pl.col("score"))
     )
     gender = pp.aggregate(failed_controls.filter(pl.col("dimension") == "gender"))
-    note = pp.gate(gender, max_excess_divergence=0.1).failures["note"].item()
+    failed = pp.gate(gender, max_excess_divergence=0.1).failures
+    note = failed.filter(pl.col("gate") == "max_excess_divergence")["note"].item()
     assert note.startswith("no scored control pairs (their judgements failed)")
+    # and the failed control judgements count against the error gate: 6 of 12 + 6 judgements
+    errors = failed.filter(pl.col("gate") == "max_error_rate").row(0, named=True)
+    assert errors["observed"] == 6 / 18
+    assert errors["note"] == "6 of 18 judgements failed"
 
 
 def test_excess_gate_threshold_is_validated_like_the_others_and_summary_gates_take_it() -> None:
