@@ -11,6 +11,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import pairwise_polars as pp
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 CORE = {
@@ -121,7 +123,7 @@ def test_jobs_schema(jobs: pl.DataFrame) -> None:
 
 
 def test_jobs_values(jobs: pl.DataFrame) -> None:
-    assert set(jobs["role"]) == {"reference", "variant"}
+    assert set(jobs["role"]) == {"reference", "variant", "control"}
     assert set(jobs["system_prompt_kind"]) == {"benign", "targeted"}
     assert set(jobs["model"]) == {"gpt-3.5-turbo-0301", "gpt-4-0314"}
     assert set(jobs["template"]) == {0, 1, 2}
@@ -146,6 +148,7 @@ def test_jobs_values(jobs: pl.DataFrame) -> None:
 
 
 def test_jobs_groups_valid(jobs: pl.DataFrame) -> None:
+    jobs = jobs.filter(pl.col("role") != "control")  # controls: see test_jobs_controls
     groups = jobs.group_by("group_id").agg(
         (pl.col("role") == "reference").sum().alias("ref"),
         (pl.col("role") == "variant").sum().alias("var"),
@@ -162,6 +165,24 @@ def test_jobs_groups_valid(jobs: pl.DataFrame) -> None:
         assert (groups[c] == 1).all(), c
     # one row per target group within a group
     assert (groups["attributes"] == groups["rows"]).all()
+
+
+def test_jobs_controls(jobs: pl.DataFrame) -> None:
+    # One control per group: another generation of the reference's own prompt, never one of
+    # the generations kept as samples (so no answer sits in two groups).
+    controls = jobs.filter(pl.col("role") == "control")
+    refs = jobs.filter(pl.col("role") == "reference")
+    assert controls.height == refs.height == jobs["group_id"].n_unique()
+    same = controls.join(refs, on="group_id", suffix="_ref")
+    assert same.height == controls.height
+    for column in ("input", "attribute", "dimension", "system_prompt", "model", "sample"):
+        assert (same[column] == same[f"{column}_ref"]).all(), column
+    n_samples = jobs["sample"].n_unique()
+    assert ((same["id"] - same["id_ref"]) == n_samples).all()  # generation sample + n_samples
+    assert ((controls["id"] % 25) >= n_samples).all()
+    assert pp.check_groups(jobs).is_empty()
+    kinds = pp.form_pairs(jobs)["pair_kind"].value_counts().sort("pair_kind")
+    assert kinds.rows() == [("control", controls.height), ("counterfactual", 960)]
 
 
 def test_jobs_one_reference_per_dimension(jobs: pl.DataFrame) -> None:

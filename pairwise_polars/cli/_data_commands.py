@@ -165,6 +165,7 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
         columns=columns,
         reference=pairing.get("reference", "reference"),
         poles=pairing.get("poles", ("pole_a", "pole_b")),
+        control=pairing.get("control", "control"),
     ).collect()
     group_col = columns.group_by
     counts = problems.group_by("problem").agg(pl.len().alias("groups")).sort("problem")
@@ -180,8 +181,12 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
         write_parquet(problems, args.diagnostics, what="the diagnostics (--diagnostics)")
     pairs = form_pairs(_paths(args.data), strategy, keys_only=args.keys_only, **pairing).collect()
     pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
-    console.payload.update(n_pairs=pairs.height, n_groups=pairs[group_col].n_unique())
-    console.verdict(f"{pairs.height:,} pairs in {pairs[group_col].n_unique():,} groups")
+    n_control = int((pairs["pair_kind"] == "control").sum())
+    console.payload.update(
+        n_pairs=pairs.height, n_control_pairs=n_control, n_groups=pairs[group_col].n_unique()
+    )
+    controls = f" ({n_control:,} control pairs: the noise floor)" if n_control else ""
+    console.verdict(f"{pairs.height:,} pairs{controls} in {pairs[group_col].n_unique():,} groups")
     shown = [c for c in (group_col, *_SHOWN) if c in pairs.columns]
     if args.limit > 0 and pairs.height:
         console.info(markdown_table(pairs.select(shown).head(args.limit)))

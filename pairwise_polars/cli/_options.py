@@ -160,6 +160,13 @@ def add_pairing_options(parser: argparse.ArgumentParser) -> None:
         help="the two roles of the contrastive strategy (default: pole_a pole_b)",
     )
     group.add_argument(
+        "--control",
+        default="control",
+        metavar="ROLE",
+        help="the role of control rows: a second answer to the reference's (or a pole A "
+        "row's) input, paired with it to measure the noise floor (default: %(default)s)",
+    )
+    group.add_argument(
         "--column",
         action="append",
         default=[],
@@ -192,6 +199,7 @@ def pairing_from(args: argparse.Namespace) -> tuple[Strategy, PairingOptions]:
         "columns": Columns(**names),
         "reference": args.reference,
         "poles": tuple(args.poles),
+        "control": args.control,
         "on_invalid": args.on_invalid,
     }
     return args.strategy, options
@@ -281,6 +289,13 @@ def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]
 # -- summary and gates -------------------------------------------------------------------------
 
 
+_GATE_HELP = {
+    "max_excess_divergence": "the divergence beyond the noise floor (counterfactual mean minus "
+    "control mean) a slice may have: the primary gate when the data has control rows; a slice "
+    "without control pairs is inconclusive",
+}
+
+
 def add_summary_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("summary")
     group.add_argument(
@@ -304,7 +319,12 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
         "gates (checked overall and on every slice; thresholds from 0 to 1)"
     )
     for name in FAIRNESS_GATES:
-        gates.add_argument(f"--{name.replace('_', '-')}", type=threshold, metavar="X")
+        gates.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=threshold,
+            metavar="X",
+            help=_GATE_HELP.get(name),
+        )
     gates.add_argument(
         "--max-error-rate",
         type=threshold,

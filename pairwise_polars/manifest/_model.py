@@ -94,6 +94,8 @@ class TargetSpec:
     strategy: Literal["group", "contrastive"] = "group"
     reference: str = "reference"
     poles: tuple[str, str] = ("pole_a", "pole_b")
+    control: str = "control"
+    """The role of control rows (second answers to the reference's input: the noise floor)."""
     columns: Columns = field(default_factory=Columns)
     on_invalid: Literal["raise", "skip"] = "raise"
     metrics: tuple[MetricSpec, ...] = ()
@@ -114,6 +116,7 @@ class TargetSpec:
             "columns": self.columns,
             "reference": self.reference,
             "poles": self.poles,
+            "control": self.control,
             "on_invalid": self.on_invalid,
         }
 

@@ -39,6 +39,7 @@ BLOCK_KEYS = (
     "strategy",
     "reference",
     "poles",
+    "control",
     "columns",
     "on_invalid",
     "metrics",
@@ -341,6 +342,23 @@ def _strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
                 line, join(path, "poles"), f"expected two different role values, got {len(found)}"
             )
         spec["poles"] = tuple(found) if found else None
+    control, line = at(block, "control")
+    if "control" in block:
+        role = check.string(control, line, join(path, "control"))
+        taken = (
+            [spec.get("reference") or "reference"]
+            if strategy != "contrastive"
+            else list(spec.get("poles") or ("pole_a", "pole_b"))
+        )
+        if role is not None and role in taken:
+            check.add(
+                line,
+                join(path, "control"),
+                f"{role!r} is also a role that forms pairs; a control row (a second answer to "
+                "the reference's input) needs a role of its own, e.g. control: control",
+            )
+            role = None
+        spec["control"] = role
     return spec
 
 

@@ -1,10 +1,20 @@
 """Pair formation: column names and checks, group diagnostics, and the self-joins."""
 
 from pairwise_polars.pairing._columns import ColumnNames, Columns, OnInvalid, PairingOptions
-from pairwise_polars.pairing._groups import Strategy, check_groups
-from pairwise_polars.pairing._pairs import SKIP_REASON, form_pairs, pair_id, skip_reason
+from pairwise_polars.pairing._groups import CONTROL_ROLE, Strategy, check_groups
+from pairwise_polars.pairing._pairs import (
+    PAIR_KIND,
+    PAIR_KINDS,
+    SKIP_REASON,
+    form_pairs,
+    pair_id,
+    skip_reason,
+)
 
 __all__ = [
+    "CONTROL_ROLE",
+    "PAIR_KIND",
+    "PAIR_KINDS",
     "SKIP_REASON",
     "ColumnNames",
     "Columns",

@@ -77,6 +77,7 @@ class PairingOptions(ColumnNames, total=False):
     columns: Columns
     reference: str
     poles: Sequence[str]
+    control: str
     on_invalid: OnInvalid
 
 

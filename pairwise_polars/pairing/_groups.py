@@ -33,6 +33,7 @@ GROUP_PROBLEMS = (
     "no_reference",
     "multiple_references",
     "no_variants",
+    "control_without_reference",
     "unknown_role",
     "null_id",
     "duplicate_ids",
@@ -42,13 +43,15 @@ CONTRASTIVE_PROBLEMS = (
     "null_role",
     "missing_pole",
     "mixed_dimension",
+    "control_without_pole",
     "unknown_role",
     "null_id",
     "duplicate_ids",
 )
 CONTROL_ROLE = "control"
-"""The role of a control row (a second answer to the reference's input). Known to
-``check_groups`` so it is never reported as unknown; see the noise-floor work for its pairs."""
+"""The default role of a control row: a second, independent answer to the same input as the
+group's reference (``group``) or as a ``poles[0]`` row (``contrastive``). It pairs with that row
+as a control pair (``pair_kind == "control"``): the divergence re-asking alone gives."""
 DETAIL = "detail"
 _EXAMPLES = 5
 _CLOSE = 0.8  # difflib ratio above which a role value reads as a typo of a known role
@@ -62,6 +65,7 @@ def check_groups(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.LazyFrame: ...
 @overload
@@ -72,6 +76,7 @@ def check_groups(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame: ...
 @overload
@@ -82,6 +87,7 @@ def check_groups(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def check_groups(
@@ -91,14 +97,19 @@ def check_groups(
     columns: Columns | None = None,
     reference: str = "reference",
     poles: Sequence[str] = ("pole_a", "pole_b"),
+    control: str = CONTROL_ROLE,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame:
     """One row per problem: the group column, ``problem``, ``n_rows`` (the group's rows; for
     ``unknown_role``, the rows with that role value) and ``detail`` (or null).
 
     Problems for ``group``: ``no_reference`` (with the role values seen),
-    ``multiple_references``, ``no_variants``; for ``contrastive``: ``missing_pole`` (with the
-    role values seen), ``mixed_dimension``. Both report ``null_group`` (rows without a group
+    ``multiple_references``, ``no_variants`` (no row besides the reference and its controls),
+    ``control_without_reference`` (control rows and no reference to pair them with); for
+    ``contrastive``: ``missing_pole`` (with the role values seen), ``mixed_dimension``,
+    ``control_without_pole`` (control rows and no ``poles[0]`` row). Rows whose role is
+    ``control`` (default ``"control"``) are control rows: several per group are fine, each
+    makes a control pair. Both report ``null_group`` (rows without a group
     id), ``null_role``, ``null_id`` (rows without an id), ``duplicate_ids`` (an id twice in a
     group) and ``unknown_role``: with ``group``, every role other than the reference is a
     variant, so an unknown role is one that looks like a typo of the reference (``"refrence"``,
@@ -113,8 +124,11 @@ def check_groups(
     [(2, 'no_reference', 1, "roles seen: 'variant'")]
     """
     columns = Columns.of(columns, names, caller="check_groups")
-    frame, eager, id_col = checked_rows(data, columns, strategy, poles, caller="check_groups")
-    return finish(group_problems(frame, columns, id_col, strategy, reference, poles), eager)
+    frame, eager, id_col = checked_rows(
+        data, columns, strategy, poles, control=control, reference=reference, caller="check_groups"
+    )
+    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control)
+    return finish(problems, eager)
 
 
 def checked_rows(
@@ -123,13 +137,22 @@ def checked_rows(
     strategy: str,
     poles: Sequence[str],
     *,
+    control: str = CONTROL_ROLE,
+    reference: str = "reference",
     required: tuple[str, ...] = PAIR_FIELDS,
     caller: str = "form_pairs",
 ) -> tuple[pl.LazyFrame, bool, str]:
     """Every check before pairing: ``(lazy frame with an id column, eager, id column)``."""
     frame, eager = to_lazy(data)
     check_pairing(
-        frame.collect_schema(), columns, strategy, poles, required=required, caller=caller
+        frame.collect_schema(),
+        columns,
+        strategy,
+        poles,
+        control=control,
+        reference=reference,
+        required=required,
+        caller=caller,
     )
     frame, id_col = with_ids(frame, columns)
     return frame, eager, id_col
@@ -141,12 +164,16 @@ def check_pairing(
     strategy: str,
     poles: Sequence[str],
     *,
+    control: str = CONTROL_ROLE,
+    reference: str = "reference",
     required: tuple[str, ...] = PAIR_FIELDS,
     caller: str = "form_pairs",
 ) -> None:
-    """The checks that need only the schema: columns, their types, the strategy and poles."""
+    """The checks that need only the schema: columns, their types, the strategy, poles and the
+    control role."""
     check_columns(schema, columns, required=required, caller=caller)
     _check_strategy(strategy, poles)
+    _check_control(strategy, control, reference, poles)
 
 
 def group_problems(
@@ -156,6 +183,7 @@ def group_problems(
     strategy: Strategy,
     reference: str,
     poles: Sequence[str],
+    control: str = CONTROL_ROLE,
 ) -> pl.LazyFrame:
     """The lazy problems frame of ``check_groups`` (keys only: cheap on large parquet runs)."""
     g, r = columns.group_by, pl.col(columns.role).cast(pl.String)
@@ -171,6 +199,7 @@ def group_problems(
         stats = frame.group_by(g).agg(
             n_rows=pl.len(),
             n_ref=(r == reference).sum(),
+            n_control=(r == control).sum(),
             n_null_role=r.is_null().sum(),
             n_ids=pl.col(id_col).n_unique(),
             n_null_ids=pl.col(id_col).is_null().sum(),
@@ -183,13 +212,26 @@ def group_problems(
             "multiple_references": keyed & (pl.col("n_ref") > 1),
             "no_variants": keyed
             & (pl.col("n_ref") == 1)
-            & (pl.col("n_rows") - pl.col("n_ref") - pl.col("n_null_role") == 0),
+            & (
+                pl.col("n_rows") - pl.col("n_ref") - pl.col("n_control") - pl.col("n_null_role")
+                == 0
+            ),
+            "control_without_reference": keyed & (pl.col("n_control") > 0) & (pl.col("n_ref") == 0),
             "null_id": keyed & (pl.col("n_null_ids") > 0),
             "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_rows")),
         }
-        details = {"no_reference": seen}
+        details = {
+            "no_reference": seen,
+            "control_without_reference": pl.col("n_control").cast(pl.String)
+            + pl.lit(
+                f" {control!r} row(s) and no {reference!r} row: a control row is a second "
+                "answer to the reference's input and pairs with the reference; add the "
+                "reference or drop the control rows"
+            ),
+        }
     else:
         in_poles = r.is_in(list(poles))
+        in_pairs = r.is_in([*poles, control])
         # Without a dimension column the group's dimension cannot disagree.
         n_dims = (
             pl.col(columns.dimension).filter(in_poles).n_unique()
@@ -200,11 +242,12 @@ def group_problems(
             n_rows=pl.len(),
             n_a=(r == poles[0]).sum(),
             n_b=(r == poles[1]).sum(),
+            n_control=(r == control).sum(),
             n_null_role=r.is_null().sum(),
             n_dims=n_dims,
-            n_ids=pl.col(id_col).filter(in_poles).n_unique(),
-            n_null_ids=pl.col(id_col).filter(in_poles).is_null().sum(),
-            n_pole_rows=in_poles.sum(),
+            n_ids=pl.col(id_col).filter(in_pairs).n_unique(),
+            n_null_ids=pl.col(id_col).filter(in_pairs).is_null().sum(),
+            n_pole_rows=in_pairs.sum(),
             roles=roles,
         )
         conditions = {
@@ -212,10 +255,19 @@ def group_problems(
             "null_role": keyed & (pl.col("n_null_role") > 0),
             "missing_pole": keyed & ((pl.col("n_a") == 0) | (pl.col("n_b") == 0)),
             "mixed_dimension": keyed & (pl.col("n_dims") > 1),
+            "control_without_pole": keyed & (pl.col("n_control") > 0) & (pl.col("n_a") == 0),
             "null_id": keyed & (pl.col("n_null_ids") > 0),
             "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_pole_rows")),
         }
-        details = {"missing_pole": seen}
+        details = {
+            "missing_pole": seen,
+            "control_without_pole": pl.col("n_control").cast(pl.String)
+            + pl.lit(
+                f" {control!r} row(s) and no {poles[0]!r} row: a control row is a second "
+                f"answer to a {poles[0]!r} row's input and pairs with it; add the "
+                f"{poles[0]!r} row or drop the control rows"
+            ),
+        }
     parts = [
         stats.filter(cond).select(
             g,
@@ -225,7 +277,7 @@ def group_problems(
         )
         for name, cond in conditions.items()
     ]
-    parts.append(_unknown_roles(frame, g, r, strategy, reference, poles))
+    parts.append(_unknown_roles(frame, g, r, strategy, reference, poles, control))
     return pl.concat(parts, how="vertical").sort(
         "problem", g, DETAIL, nulls_last=True, maintain_order=True
     )
@@ -238,10 +290,11 @@ def _unknown_roles(
     strategy: Strategy,
     reference: str,
     poles: Sequence[str],
+    control: str,
 ) -> pl.LazyFrame:
     """One ``unknown_role`` row per (group, unknown role value), with the value's row count.
     Role values are few: they are judged once each (``map_batches`` over the unique values)."""
-    known = [reference] if strategy == "group" else [*poles, CONTROL_ROLE]
+    known = [reference, control] if strategy == "group" else [*poles, control]
 
     def judge(values: pl.Series) -> pl.Series:
         verdicts = {v: _role_detail(v, strategy, known) for v in values.unique().drop_nulls()}
@@ -339,6 +392,18 @@ def enforce(
         ),
         stacklevel=3,
     )
+
+
+def _check_control(strategy: str, control: str, reference: str, poles: Sequence[str]) -> None:
+    if not isinstance(control, str) or not control:
+        raise OptionError(f"control must be a non-empty role value, got {control!r}.")
+    taken = [reference] if strategy == "group" else list(poles)
+    if control in taken:
+        what = "the reference role" if strategy == "group" else "a pole"
+        raise OptionError(
+            f"control={control!r} is also {what}: a control row needs a role of its own "
+            '(default "control").'
+        )
 
 
 def _check_strategy(strategy: str, poles: Sequence[str]) -> None:

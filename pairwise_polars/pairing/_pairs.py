@@ -19,7 +19,13 @@ from pairwise_polars.pairing._columns import (
     OnInvalid,
     has_dimension,
 )
-from pairwise_polars.pairing._groups import Strategy, checked_rows, enforce, group_problems
+from pairwise_polars.pairing._groups import (
+    CONTROL_ROLE,
+    Strategy,
+    checked_rows,
+    enforce,
+    group_problems,
+)
 from pairwise_polars.pairing._pair_id import pair_id
 
 if TYPE_CHECKING:
@@ -29,6 +35,11 @@ if TYPE_CHECKING:
 
 _BUILD_SIDE = "build_side" in inspect.signature(pl.LazyFrame.join).parameters
 
+PAIR_KIND = "pair_kind"
+"""Column saying what a pair measures: ``"counterfactual"`` (the attribute changed) or
+``"control"`` (two answers to the same input: the noise floor)."""
+PAIR_KINDS = ("counterfactual", "control")
+_GROUP_DIMENSION = "__pairwise_group_dimension"
 SKIP_REASON = "skip_reason"
 """Column naming why a pair will not be judged (a null or empty output, a null input); null when
 judgeable."""
@@ -42,6 +53,7 @@ def form_pairs(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
     **names: Unpack[ColumnNames],
@@ -54,6 +66,7 @@ def form_pairs(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
     **names: Unpack[ColumnNames],
@@ -66,6 +79,7 @@ def form_pairs(
     columns: Columns | None = ...,
     reference: str = ...,
     poles: Sequence[str] = ...,
+    control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
     **names: Unpack[ColumnNames],
@@ -77,6 +91,7 @@ def form_pairs(
     columns: Columns | None = None,
     reference: str = "reference",
     poles: Sequence[str] = ("pole_a", "pole_b"),
+    control: str = CONTROL_ROLE,
     on_invalid: OnInvalid = "raise",
     keys_only: bool = False,
     **names: Unpack[ColumnNames],
@@ -85,28 +100,38 @@ def form_pairs(
 
     ``group``: every non-reference row is paired with its group's reference (``_a`` = the
     reference, ``_b`` = the variant). ``contrastive``: every ``poles[0]`` row is paired with every
-    ``poles[1]`` row of its group. Invalid groups (see :func:`check_groups`) raise, or are left
-    out with a warning when ``on_invalid="skip"``. Other input columns ride along with ``_a`` /
-    ``_b`` suffixes. Lazy in, lazy out; eager in, eager out. ``keys_only=True`` returns only
-    ``pair_id``, the group column, ``dimension``, ids, roles and attributes (no text, no carried
-    columns): the cheap frame for planning large runs, where text is attached later.
+    ``poles[1]`` row of its group. A row whose role is ``control`` (a second answer to the same
+    input as the reference, or as a ``poles[0]`` row) pairs with that row as a control pair:
+    ``pair_kind`` is ``"control"`` for those and ``"counterfactual"`` for the rest, and a
+    control pair carries its group's ``dimension``. Invalid groups (see :func:`check_groups`)
+    raise, or are left out with a warning when ``on_invalid="skip"``. Other input columns ride
+    along with ``_a`` / ``_b`` suffixes. Lazy in, lazy out; eager in, eager out.
+    ``keys_only=True`` returns only ``pair_id``, the group column, ``dimension``, ids, roles,
+    ``pair_kind`` and attributes (no text, no carried columns): the cheap frame for planning
+    large runs, where text is attached later.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"group_id": [1, 1, 1], "role": ["reference", "variant", "variant"],
     ...     "dimension": "gender", "input": "Describe Alex.", "output": ["A", "B", "C"]})
     >>> form_pairs(df).select("id_a", "id_b", "output_a", "output_b").rows()
     [(0, 1, 'A', 'B'), (0, 2, 'A', 'C')]
+    >>> controlled = df.with_columns(role=pl.Series(["reference", "variant", "control"]))
+    >>> form_pairs(controlled).select("id_b", "pair_kind").rows()
+    [(1, 'counterfactual'), (2, 'control')]
     """
     if on_invalid not in ("raise", "skip"):
         raise OptionError(f'on_invalid must be "raise" or "skip", got {on_invalid!r}.')
     columns = Columns.of(columns, names)
     group_by = columns.group_by
     required = KEY_FIELDS if keys_only else PAIR_FIELDS
-    frame, eager, id_col = checked_rows(data, columns, strategy, poles, required=required)
+    frame, eager, id_col = checked_rows(
+        data, columns, strategy, poles, control=control, reference=reference, required=required
+    )
     if eager:
         frame = frame.collect().lazy()  # read once: both join branches reuse it
 
-    problems = group_problems(frame, columns, id_col, strategy, reference, poles).collect()
+    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control)
+    problems = problems.collect()
     n_groups = frame.select(pl.col(group_by).n_unique()).collect().item()
     if n_groups == 0 and problems.is_empty():
         warn_empty(data)
@@ -116,7 +141,9 @@ def form_pairs(
             problems.lazy().select(group_by).unique(), on=group_by, how="anti", nulls_equal=True
         )
 
-    pairs = _join_sides(frame, columns, id_col, strategy, reference, poles, keys_only, eager)
+    pairs = _join_sides(
+        frame, columns, id_col, strategy, reference, poles, control, keys_only, eager
+    )
     return finish(pairs, eager)
 
 
@@ -127,6 +154,7 @@ def _join_sides(
     strategy: Strategy,
     reference: str,
     poles: Sequence[str],
+    control: str = CONTROL_ROLE,
     keys_only: bool = False,
     ordered: bool = True,
 ) -> pl.LazyFrame:
@@ -144,18 +172,27 @@ def _join_sides(
     names = {**standard, **{c: c for c in carried}}
     _check_clashes(names, columns)
 
-    def side(suffix: str, keep: pl.Expr, dimension: bool) -> pl.LazyFrame:
+    def side(suffix: str, keep: pl.Expr, dimension: str | None) -> pl.LazyFrame:
         cols = [pl.col(g)] + [pl.col(c).alias(f"{n}_{suffix}") for c, n in names.items()]
         if dimension and with_dimension:
-            cols.append(pl.col(columns.dimension).alias("dimension"))
+            cols.append(pl.col(columns.dimension).alias(dimension))
         return frame.filter(keep).select(cols)
 
+    dimension = pl.col("dimension")
     if strategy == "group":
-        left = side("a", r == reference, dimension=False)
-        right = side("b", (r != reference) & r.is_not_null(), dimension=True)
+        # A counterfactual pair takes its variant's dimension; a control pair its reference's
+        # (the group's), or the control row's own when the reference names none.
+        left = side("a", r == reference, dimension=_GROUP_DIMENSION)
+        right = side("b", (r != reference) & r.is_not_null(), dimension="dimension")
+        dimension = (
+            pl.when(pl.col("role_b") == control)
+            .then(pl.coalesce(_GROUP_DIMENSION, "dimension"))
+            .otherwise(dimension)
+            .alias("dimension")
+        )
     else:
-        left = side("a", r == poles[0], dimension=True)
-        right = side("b", r == poles[1], dimension=False)
+        left = side("a", r == poles[0], dimension="dimension")
+        right = side("b", r.is_in([poles[1], control]), dimension=None)
     if ordered:  # in memory: pairs in the input's order, the same on every run
         pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
     else:
@@ -169,7 +206,9 @@ def _join_sides(
         else:  # older polars choose the build side themselves
             pairs = left.join(right, on=g, how="inner", maintain_order="none")
 
-    first = [g, *(["dimension"] if with_dimension else []), "id_a", "id_b", "role_a", "role_b"]
+    kind = pl.when(pl.col("role_b") == control).then(pl.lit("control"))
+    kind = kind.otherwise(pl.lit("counterfactual")).alias(PAIR_KIND)
+    first = [g, *([dimension] if with_dimension else []), "id_a", "id_b", "role_a", "role_b", kind]
     if not keys_only:
         first += ["input_a", "input_b", "output_a", "output_b"]
     if has_attribute:
@@ -216,7 +255,7 @@ def skip_reason() -> pl.Expr:
 
 def _check_clashes(names: dict[str, str], columns: Columns) -> None:
     produced = [f"{n}_{s}" for n in names.values() for s in ("a", "b")]
-    reserved = {"pair_id", "dimension", SKIP_REASON, columns.group_by}
+    reserved = {"pair_id", "dimension", SKIP_REASON, PAIR_KIND, columns.group_by}
     clashes = sorted({p for p in produced if produced.count(p) > 1 or p in reserved})
     if clashes:
         raise ColumnError(

@@ -171,9 +171,11 @@ def noise(
     records: Sequence[Mapping[str, Any]],
     slices: Sequence[str],
     confidence: float,
+    gates: Sequence[float | None] | None = None,
 ) -> Noise:
     """Counterfactual and control score distributions side by side per slice, and the excess
-    divergence (counterfactual minus control) with its interval when the summary has it."""
+    divergence (counterfactual minus control) with its interval when the summary has it;
+    ``gates``: each record's ``max_excess_divergence`` threshold, drawn on the chart."""
     scored = scores.filter(pl.col("score").is_not_null())
     keys = [s for s in slices if s in scores.collect_schema()]
     overall = (
@@ -231,8 +233,9 @@ def noise(
                     r.get("excess_divergence_low"),
                     r.get("excess_divergence_high"),
                     note=f"{row.n_control:,} control pairs",
+                    gate=gate,
                 )
-                for r, row in zip(records, rows, strict=True)
+                for r, row, gate in zip(records, rows, gates or [None] * len(records), strict=True)
             ],
             title="Excess divergence by slice",
             axis_label=f"counterfactual − control mean, {confidence:.0%} interval",

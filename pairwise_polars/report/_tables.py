@@ -16,6 +16,7 @@ COUNTS = {
     "n_scored": "scored",
     "n_errors": "errors",
     "n_control": "controls",
+    "n_control_errors": "control errors",
 }
 """Count columns and their headings (others: the column name with spaces)."""
 FIGURES = {
@@ -30,6 +31,7 @@ FIGURES = {
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
 EXTRA_STATS = (
     "n_control",
+    "n_control_errors",
     "control_mean_divergence",
     "excess_divergence",
     "excess_divergence_low",
@@ -50,10 +52,15 @@ def stat_columns(summary: pl.DataFrame) -> list[str]:
     return [
         c
         for c in known
-        if c in summary.columns
-        and c not in _TEXT
-        and not (c in EXTRA_STATS and summary[c].null_count() == summary.height)
+        if c in summary.columns and c not in _TEXT and not (c in EXTRA_STATS and _empty(summary[c]))
     ]
+
+
+def _empty(column: pl.Series) -> bool:
+    """No value to show: all null, or a count that is 0 everywhere (no control pairs)."""
+    if column.null_count() == column.len():
+        return True
+    return column.dtype.is_integer() and not bool((column.fill_null(0) != 0).any())
 
 
 def summary_slices(summary: pl.DataFrame) -> list[str]:

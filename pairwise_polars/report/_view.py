@@ -249,8 +249,17 @@ def metric_section(
         if stat in summary.columns
     )
     scores = frame.filter(pl.col("metric") == metric)
-    has_controls = PAIR_KIND in schema
-    counterfactual = scores.filter(pl.col(PAIR_KIND) != "control") if has_controls else scores
+    has_kinds = PAIR_KIND in schema
+    counterfactual = scores.filter(pl.col(PAIR_KIND) != "control") if has_kinds else scores
+    # Every scored frame names its pairs' kind; the noise section needs control pairs.
+    has_controls = (
+        has_kinds
+        and scores.filter(pl.col(PAIR_KIND) == "control").select(pl.len()).collect().item() > 0
+    )
+    excess_gates = [
+        _interval(r, slices, "excess_divergence", checks, "max_excess_divergence").gate
+        for r in records
+    ]
     with_orders = "score_ab" in schema and "score_ba" in schema
     return MetricSection(
         name=metric,
@@ -259,7 +268,7 @@ def metric_section(
         charts=charts,
         distribution=distribution(counterfactual),
         position=position(counterfactual, records, slices) if with_orders else None,
-        noise=noise(scores, records, slices, confidence) if has_controls else None,
+        noise=noise(scores, records, slices, confidence, excess_gates) if has_controls else None,
         top=top,
         pairs=top_pairs(counterfactual, schema, group_by, top),
         only_counterfactual=has_controls,

@@ -31,6 +31,7 @@ _OVERWRITE = Fix("overwrite", {"overwrite": "True"})
 PAIRING_DEFAULTS: dict[str, Any] = {
     "reference": "reference",
     "poles": ["pole_a", "pole_b"],
+    "control": "control",
     "on_invalid": "raise",
 }
 """What a journal that recorded only the pairing options given (before resolved values were
@@ -302,6 +303,7 @@ def _upgrade(fingerprint: dict[str, Any]) -> dict[str, Any]:
     for key in relevant:
         filled.setdefault(key, PAIRING_DEFAULTS[key])
     filled.setdefault("on_invalid", PAIRING_DEFAULTS["on_invalid"])
+    filled.setdefault("control", PAIRING_DEFAULTS["control"])
     if strategy == "group":
         filled.pop("poles", None)
     else:

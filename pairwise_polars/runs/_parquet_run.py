@@ -166,7 +166,14 @@ async def ascore_parquet(
     scan = scan_rows(found, columns.id)
     # Every column and option problem surfaces now, before the first judge call.
     schema = pl.Schema({n: t for n, t in scan.collect_schema().items() if n != POS})
-    check_pairing(schema, columns, strategy, pairing.get("poles", ("pole_a", "pole_b")))
+    check_pairing(
+        schema,
+        columns,
+        strategy,
+        pairing.get("poles", PAIRING_DEFAULTS["poles"]),
+        control=pairing.get("control", PAIRING_DEFAULTS["control"]),
+        reference=pairing.get("reference", PAIRING_DEFAULTS["reference"]),
+    )
     plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
     _warn_if_scattered(plan, columns.group_by)
     options = _resolved_pairing(pairing, strategy)
@@ -373,9 +380,10 @@ def _columns(pairing: PairingOptions) -> Columns:
 
 def _resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
     """The pairing options as resolved values: every column name, the strategy's roles (the
-    reference for ``group``, the poles for ``contrastive``) and ``on_invalid``, defaults
-    included. Recorded in the journal, so the same run compares equal however it was asked
-    for (``columns=`` or keywords, defaults left out or spelled out, from Python or the CLI)."""
+    reference for ``group``, the poles for ``contrastive``), the control role and
+    ``on_invalid``, defaults included. Recorded in the journal, so the same run compares equal
+    however it was asked for (``columns=`` or keywords, defaults left out or spelled out, from
+    Python or the CLI)."""
     columns = _columns(pairing)
     names = ColumnNames.__annotations__
     resolved: dict[str, Any] = {name: getattr(columns, name) for name in names}
@@ -383,6 +391,7 @@ def _resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
         resolved["reference"] = pairing.get("reference", PAIRING_DEFAULTS["reference"])
     else:
         resolved["poles"] = list(pairing.get("poles", PAIRING_DEFAULTS["poles"]))
+    resolved["control"] = pairing.get("control", PAIRING_DEFAULTS["control"])
     resolved["on_invalid"] = pairing.get("on_invalid", PAIRING_DEFAULTS["on_invalid"])
     return dict(sorted(resolved.items()))
 

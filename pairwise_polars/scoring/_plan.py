@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from pairwise_polars.engine._prices import shown_dollars
+from pairwise_polars.pairing import PAIR_KIND
 from pairwise_polars.scoring._cost import Prices, priced
 from pairwise_polars.scoring._prepare import Prepared
+from pairwise_polars.scoring._requests import ROW
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
 
@@ -31,11 +33,22 @@ class Plan:
     """The estimate in US dollars for the requests to send (None: the model has no price)."""
     price: str = ""
     """How it was priced: the model's prices and their source, or "price unknown"."""
+    n_control_pairs: int = 0
+    """Of ``n_pairs``, the control pairs (two answers to the same input: the noise floor)."""
+    n_control_judgements: int = 0
+    """Of ``n_judgements``, those of control pairs: one per control pair, metric and order."""
 
     def __str__(self) -> str:
+        controls = ""
+        if self.n_control_pairs:
+            controls = (
+                f"control pairs (the noise floor): {self.n_control_pairs:,}, "
+                f"{self.n_control_judgements:,} judgements\n"
+            )
         return (
             f"pairs: {self.n_pairs:,} ({self.n_skipped:,} not judgeable)\n"
             f"judgements (pair x metric x order): {self.n_judgements:,}\n"
+            f"{controls}"
             f"unique judge requests: {self.n_unique:,}\n"
             f"cached: {self.n_cached:,}\n"
             f"to send to {self.judge_model}: {self.n_to_send:,}\n"
@@ -63,6 +76,12 @@ def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) 
         input_tokens=input_tokens,
         output_tokens=output_tokens,
     )
+
+    n_control_pairs = n_control_judgements = 0
+    if PAIR_KIND in prepared.pairs.columns:
+        control = prepared.pairs.filter(pl.col(PAIR_KIND) == "control").select(ROW)
+        n_control_pairs = control.height
+        n_control_judgements = prepared.keyed.join(control, on=ROW, how="semi").height
     return Plan(
         n_pairs=prepared.pairs.height,
         n_skipped=prepared.n_skipped,
@@ -75,4 +94,6 @@ def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) 
         judge_model=prepared.judge.name,
         cost_usd=cost,
         price=note,
+        n_control_pairs=n_control_pairs,
+        n_control_judgements=n_control_judgements,
     )

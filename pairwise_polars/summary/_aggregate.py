@@ -12,6 +12,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
+from pairwise_polars.summary._excess import excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
 
@@ -31,6 +32,12 @@ SUMMARY_COLUMNS = (
     "mean_divergence_high",
     "mean_position_gap",
     "position_flip_rate",
+    "n_control",
+    "n_control_errors",
+    "control_mean_divergence",
+    "excess_divergence",
+    "excess_divergence_low",
+    "excess_divergence_high",
     "top_error",
 )
 SCOPE = "scope"
@@ -71,6 +78,15 @@ def aggregate(
     judged (``score_ab`` / ``score_ba``), ``mean_position_gap`` is the mean ``|score_ab -
     score_ba|`` and ``position_flip_rate`` the share of those pairs that are equivalent in one
     order and not in the other (null otherwise). ``top_error`` is the commonest kind of error.
+
+    Every figure above counts counterfactual pairs only: control pairs (``pair_kind ==
+    "control"``, two answers to the same input) never change them. They give ``n_control``
+    (control pairs), ``n_control_errors`` (those whose judgement failed: they count against
+    ``max_error_rate`` in :func:`gate`), ``control_mean_divergence`` (their mean score: the
+    noise floor) and ``excess_divergence``, ``mean_divergence`` minus
+    ``control_mean_divergence``: the divergence beyond what re-asking the same question gives,
+    with ``_low`` / ``_high`` bounds over groups (see :mod:`pairwise_polars.summary._excess`).
+    The figures are null when a slice has no scored control pair.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
@@ -139,6 +155,8 @@ def combine(
             *residual_sums("n_equivalent", "n_scored", "equivalence_rate"),
             *residual_sums("n_divergent", "n_scored", "divergence_rate"),
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
+            pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
+            *excess_sums(),
         )
         .collect()
     )
@@ -148,17 +166,21 @@ def combine(
             f"{bad['n_out_of_range'].sum()} scores lie outside [0, 1]; aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
-    summary = with_intervals(per_slice, confidence)
+    summary = with_excess(with_intervals(per_slice, confidence), confidence)
     both = pl.col("n_both_orders")
     summary = summary.with_columns(
         mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),
         position_flip_rate=pl.when(both > 0).then(pl.col("n_position_flips") / both),
     )
     summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
+    counts = ("n_pairs", "n_scored", "n_errors", "n_groups", "n_control", "n_control_errors")
     return summary.select(
         *keys,
-        *[pl.col(c).cast(pl.Int64) for c in ("n_pairs", "n_scored", "n_errors", "n_groups")],
-        *[pl.col(c).cast(pl.Float64) for c in SUMMARY_COLUMNS[4:-1]],
+        *[
+            pl.col(c).cast(pl.Int64 if c in counts else pl.Float64)
+            for c in SUMMARY_COLUMNS
+            if c != "top_error"
+        ],
         pl.col("top_error").cast(pl.String),
     ).sort(keys, nulls_last=True)
 

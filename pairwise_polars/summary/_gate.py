@@ -27,7 +27,17 @@ _GATES = {
     "min_equivalence_rate": ("equivalence_rate", "equivalence_rate_low", "min"),
     "max_divergence_rate": ("divergence_rate", "divergence_rate_high", "max"),
     "max_mean_divergence": ("mean_divergence", "mean_divergence_high", "max"),
+    "max_excess_divergence": ("excess_divergence", "excess_divergence_high", "max"),
 }
+EXCESS_GATE = "max_excess_divergence"
+NO_CONTROLS = (
+    "no control pairs: add control rows (role 'control': a second answer to the reference's "
+    "input; counterfactuals() adds one per group) to measure the noise floor"
+)
+UNSCORED_CONTROLS = (
+    "no scored control pairs (their judgements failed): the noise floor is unknown, and "
+    "unknown is not fair"
+)
 ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
@@ -90,6 +100,8 @@ class GateResult:
                 reasons.append("a slice has no scored pair")
             if unknown.str.contains("one group").any():
                 reasons.append("a slice has only one group (no interval bound)")
+            if unknown.str.contains("control pairs").any():
+                reasons.append("a slice has no scored control pairs (no noise floor)")
         return "; ".join(reasons)
 
     def verdict(self) -> str:
@@ -122,6 +134,7 @@ def gate(
     min_equivalence_rate: Threshold = None,
     max_divergence_rate: Threshold = None,
     max_mean_divergence: Threshold = None,
+    max_excess_divergence: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
     per: Sequence[str] | None = None,
     conservative: bool = False,
@@ -131,10 +144,15 @@ def gate(
     Every row of the summary (each metric and slice of ``per``; by default all of the summary's
     slice columns) is checked against every gate set. ``max_error_rate`` (default 0.05; None
     switches it off) fails a row where more than that share of pairs has no score (``n_errors
-    / n_pairs``), naming the commonest error. A slice with no scored pair fails the other gates:
-    unknown is not fair; an empty summary fails whenever a gate is set. ``conservative=True``
-    compares the interval bound that is least favourable (``equivalence_rate_low``,
-    ``divergence_rate_high``, ``mean_divergence_high``) instead of the point estimate. A
+    / n_pairs``; with control pairs, ``(n_errors + n_control_errors) / (n_pairs + n_control)``),
+    naming the commonest error. A slice with no scored pair fails the other gates:
+    unknown is not fair; an empty summary fails whenever a gate is set.
+    ``max_excess_divergence`` caps the divergence beyond the noise floor (counterfactual mean
+    minus control mean): the primary fairness gate when the data has control rows; a slice with
+    no scored control pair fails it as unmeasured (inconclusive), saying how to add controls.
+    ``conservative=True`` compares the interval bound that is least favourable
+    (``equivalence_rate_low``, ``divergence_rate_high``, ``mean_divergence_high``,
+    ``excess_divergence_high``) instead of the point estimate. A
     threshold is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping
     from metric name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
@@ -154,6 +172,7 @@ def gate(
         "min_equivalence_rate": min_equivalence_rate,
         "max_divergence_rate": max_divergence_rate,
         "max_mean_divergence": max_mean_divergence,
+        EXCESS_GATE: max_excess_divergence,
     }
     metrics = summary["metric"].unique().drop_nulls().to_list()
     limits = {
@@ -177,6 +196,14 @@ def gate(
         ok = observed >= limit if direction == "min" else observed <= limit
         has_counts = "n_scored" in summary.columns
         unscored = pl.col("n_scored") == 0 if has_counts else pl.col(point).is_null()
+        no_controls = (
+            pl.lit(name == EXCESS_GATE) & pl.col(point).is_null()
+            if point in summary.columns
+            else pl.lit(name == EXCESS_GATE)
+        )
+        controls_failed = (
+            pl.col("n_control") > 0 if "n_control" in summary.columns else pl.lit(False)
+        )
         frames.append(
             summary.filter(limit.is_not_null()).select(
                 metric=pl.col("metric"),
@@ -187,6 +214,10 @@ def gate(
                 passed=pl.when(observed.is_null()).then(False).otherwise(ok),
                 note=pl.when(observed.is_null() & unscored)
                 .then(pl.lit("no scored pairs: unknown is not fair"))
+                .when(observed.is_null() & no_controls & controls_failed)
+                .then(pl.lit(UNSCORED_CONTROLS))
+                .when(observed.is_null() & no_controls)
+                .then(pl.lit(NO_CONTROLS))
                 .when(observed.is_null())
                 .then(pl.lit(f"no {column} (one group: no interval): unknown is not fair"))
                 .when(pl.lit(conservative))
@@ -225,6 +256,10 @@ def _error_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) -> p
             f"aggregate() has them); pass {ERROR_GATE}=None to gate a summary without them."
         )
     errors, pairs = pl.col("n_errors"), pl.col("n_pairs")
+    if {"n_control", "n_control_errors"} <= set(summary.columns):
+        # Control judgements are judgements too: a failed one leaves the noise floor unmeasured.
+        errors = errors + pl.col("n_control_errors").fill_null(0)
+        pairs = pairs + pl.col("n_control").fill_null(0)
     observed = (errors / pairs).cast(pl.Float64)
     top = pl.col("top_error") if "top_error" in summary.columns else pl.lit(None, pl.String)
     why = pl.concat_str(

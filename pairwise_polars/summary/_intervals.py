@@ -49,7 +49,7 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     with one row per slice holding ``n_scored``, ``n_groups``, the hit counts, ``score_sum``
     and the residual sums of :func:`residual_sums`."""
     groups = pl.col("n_groups")
-    mean_df = _satterthwaite(pl.col(f"{MEAN}_r2"), pl.col(f"{MEAN}_r4"), groups)
+    mean_df = satterthwaite(pl.col(f"{MEAN}_r2"), pl.col(f"{MEAN}_r4"), groups)
     frame = summary.with_columns(
         (groups - 1).clip(lower_bound=1).cast(pl.Int64).alias("__df_rate"),
         mean_df.cast(pl.Int64).alias("__df_mean"),
@@ -97,7 +97,7 @@ def _bounds(name: str, m: pl.Expr, r2: pl.Expr, q: pl.Expr, *, cap: bool) -> lis
     ]
 
 
-def _satterthwaite(a: pl.Expr, b: pl.Expr, groups: pl.Expr) -> pl.Expr:
+def satterthwaite(a: pl.Expr, b: pl.Expr, groups: pl.Expr) -> pl.Expr:
     """Degrees of freedom of the cluster-robust variance (``A = sum r^2``, ``B = sum r^4``):
     ``2 A^2 / (B - A^2 / G)``, rounded down, in ``[1, G - 1]``; ``G - 1`` without spread."""
     g = groups.cast(pl.Float64)

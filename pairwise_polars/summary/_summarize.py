@@ -128,5 +128,6 @@ def _gate(
         min_equivalence_rate=thresholds.get("min_equivalence_rate"),
         max_divergence_rate=thresholds.get("max_divergence_rate"),
         max_mean_divergence=thresholds.get("max_mean_divergence"),
+        max_excess_divergence=thresholds.get("max_excess_divergence"),
         max_error_rate=thresholds.get(ERROR_GATE),
     )

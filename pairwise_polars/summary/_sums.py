@@ -28,10 +28,16 @@ SUM_COLUMNS = (
     "n_both_orders",
     "position_gap_sum",
     "n_position_flips",
+    "n_control",
+    "n_control_scored",
+    "n_control_errors",
+    "control_score_sum",
 )
 """The columns of :func:`group_sums` besides the keys; each one adds up across blocks."""
 ERROR_KIND = "error_kind"
+PAIR_KIND = "pair_kind"
 _AB, _BA = "__pairwise_score_ab", "__pairwise_score_ba"
+_CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_control_score"
 ERROR_KIND_LENGTH = 120
 
 
@@ -45,47 +51,74 @@ def group_sums(
 ) -> pl.LazyFrame:
     """One row per (``keys``, group): counts and sums of the group's scored rows.
 
-    ``n_pairs`` rows, ``n_scored`` with a score, ``n_errors`` with an error (or, without an
-    ``error`` column, without a score), ``n_equivalent`` scored ``<= equivalence_threshold``,
-    ``n_divergent`` scored ``>= divergence_threshold``, ``score_sum`` and ``score_sq_sum``,
-    ``n_out_of_range`` scores outside [0, 1]; with both orders judged (``score_ab`` and
-    ``score_ba``): ``n_both_orders``, ``position_gap_sum`` (sum of ``|score_ab - score_ba|``)
-    and ``n_position_flips`` (pairs equivalent in one order and not in the other).
-    The frame must have ``score`` and the key columns; thresholds must be those the combine
-    step reports.
+    Every figure but the control ones counts counterfactual pairs only (``pair_kind`` other
+    than ``"control"``; all pairs without a ``pair_kind`` column): ``n_pairs`` rows,
+    ``n_scored`` with a score, ``n_errors`` with an error (or, without an ``error`` column,
+    without a score), ``n_equivalent`` scored ``<= equivalence_threshold``, ``n_divergent``
+    scored ``>= divergence_threshold``, ``score_sum`` and ``score_sq_sum``; with both orders
+    judged (``score_ab`` and ``score_ba``): ``n_both_orders``, ``position_gap_sum`` (sum of
+    ``|score_ab - score_ba|``) and ``n_position_flips`` (pairs equivalent in one order and not
+    in the other). Control pairs (``pair_kind == "control"``: two answers to the same input)
+    give ``n_control``, ``n_control_scored``, ``n_control_errors`` (as ``n_errors``) and
+    ``control_score_sum``. ``n_out_of_range``
+    counts scores of either kind outside [0, 1]. The frame must have ``score`` and the key
+    columns; thresholds must be those the combine step reports.
     """
     schema = frame.collect_schema()
     score = pl.col("score").cast(pl.Float64)
     error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
     orders = "score_ab" in schema and "score_ba" in schema
+    is_control = (
+        pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
+        if PAIR_KIND in schema
+        else pl.lit(False)
+    )
     # Helper columns, never literals inside the aggregation (polars 1.32 panics on a filtered
     # literal in a group context).
     frame = frame.with_columns(
-        (pl.col("score_ab") if orders else pl.lit(None)).cast(pl.Float64).alias(_AB),
-        (pl.col("score_ba") if orders else pl.lit(None)).cast(pl.Float64).alias(_BA),
+        (~is_control).alias(_CF),
+        pl.when(~is_control).then(score).alias(_SCORE),
+        pl.when(is_control).then(score).alias(_CONTROL),
+        pl.when(~is_control)
+        .then(pl.col("score_ab") if orders else pl.lit(None))
+        .cast(pl.Float64)
+        .alias(_AB),
+        pl.when(~is_control)
+        .then(pl.col("score_ba") if orders else pl.lit(None))
+        .cast(pl.Float64)
+        .alias(_BA),
     )
+    raw = score  # every score, control ones included, must lie in [0, 1]
+    cf, score, control = pl.col(_CF), pl.col(_SCORE), pl.col(_CONTROL)
+    control_error = error & ~cf
+    error = error & cf
     ab, ba = pl.col(_AB), pl.col(_BA)
     both = ab.is_not_null() & ba.is_not_null()
     flip = (ab <= equivalence_threshold) != (ba <= equivalence_threshold)
     return frame.group_by([*keys, group_by]).agg(
-        n_pairs=pl.len().cast(pl.Int64),
+        n_pairs=cf.sum().cast(pl.Int64),
         n_scored=score.is_not_null().sum().cast(pl.Int64),
         n_errors=error.sum().cast(pl.Int64),
         n_equivalent=(score <= equivalence_threshold).sum().cast(pl.Int64),
         n_divergent=(score >= divergence_threshold).sum().cast(pl.Int64),
         score_sum=score.sum(),
         score_sq_sum=(score * score).sum(),
-        n_out_of_range=((score < 0) | (score > 1)).sum().cast(pl.Int64),
+        n_out_of_range=((raw < 0) | (raw > 1)).sum().cast(pl.Int64),
         n_both_orders=both.sum().cast(pl.Int64),
         position_gap_sum=(ab - ba).abs().filter(both).sum(),
         n_position_flips=flip.filter(both).sum().cast(pl.Int64),
+        n_control=(~cf).sum().cast(pl.Int64),
+        n_control_scored=control.is_not_null().sum().cast(pl.Int64),
+        n_control_errors=control_error.sum().cast(pl.Int64),
+        control_score_sum=control.sum(),
     )
 
 
 def error_sums(frame: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """One row per (``keys``, kind of error) with its count ``n``: the error text with numbers
     shown as N (so "gave up after 7 attempts" and "... 3 attempts" are one kind), cut to 120
-    characters. Empty without an ``error`` column."""
+    characters. Counterfactual pairs only (control pairs are left out, as in
+    :func:`group_sums`). Empty without an ``error`` column."""
     schema = frame.collect_schema()
     if "error" not in schema:
         return pl.LazyFrame(
@@ -98,11 +131,10 @@ def error_sums(frame: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
         .str.slice(0, ERROR_KIND_LENGTH)
         .alias(ERROR_KIND)
     )
-    return (
-        frame.filter(pl.col("error").is_not_null())
-        .group_by([*keys, kind])
-        .agg(n=pl.len().cast(pl.Int64))
-    )
+    counterfactual = pl.col("error").is_not_null()
+    if PAIR_KIND in schema:
+        counterfactual &= ~pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
+    return frame.filter(counterfactual).group_by([*keys, kind]).agg(n=pl.len().cast(pl.Int64))
 
 
 def merge_sums(parts: Iterable[pl.LazyFrame | pl.DataFrame], keys: Sequence[str]) -> pl.LazyFrame:

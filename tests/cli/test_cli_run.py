@@ -55,12 +55,15 @@ def test_the_example_manifest_runs_and_passes(
         assert sorted(p.name for p in (out / target).iterdir()) == sorted(OUTPUTS)
     lines = stdout.splitlines()
     assert "letters: PASS: 7 of 7 gate checks passed." in lines
-    assert "jobs: PASS: 33 of 33 gate checks passed." in lines
+    assert "jobs: PASS: 32 of 32 gate checks passed." in lines
     assert lines[-1] == "ALL PASS: 2 targets"
-    assert "judging 1,902/1,902 (100%)" in stderr  # the progress line, on stderr
+    assert "judging 2,728/2,728 (100%)" in stderr  # the progress line, on stderr
 
     scored = pl.read_parquet(out / "jobs" / "scored.parquet")
-    assert scored.height == 960 * 2 and scored["error"].null_count() == scored.height
+    assert scored.height == (960 + 420) * 2 and scored["error"].null_count() == scored.height
+    assert (scored["pair_kind"] == "control").sum() == 420 * 2  # one control pair a group
+    gates = pl.read_parquet(out / "jobs" / "summary.parquet")["excess_divergence"]
+    assert gates.null_count() == 0  # every slice of the sample has its noise floor
     summary = pl.read_parquet(out / "jobs" / "summary.parquet")
     assert summary.filter(pl.col("scope") == "overall")["dimension"].to_list() == [None, None]
     assert summary.filter(pl.col("scope") == "slice").height == 2 * 7

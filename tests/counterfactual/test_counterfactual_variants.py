@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+import pairwise_polars as pp
 from pairwise_polars._errors import ColumnError, LexiconError, PairwiseWarning
 from pairwise_polars.counterfactual import CounterfactualReport, counterfactuals
 
@@ -212,17 +213,28 @@ def test_forms_pairs_end_to_end() -> None:
     frame = counterfactuals(PROMPTS.head(2), "gender").with_columns(output=pl.lit("ok"))
     pairs = form_pairs(frame)
     assert pairs.height == 4  # the variant and the control row of each group, paired with its
-    # reference (a control row pairs like a variant until control pairs get their own kind)
-    assert sorted(pairs.select("role_b", "attribute_a", "attribute_b").rows()) == [
-        ("control", "female", "female"),
-        ("control", "male", "male"),
-        ("variant", "female", "male"),
-        ("variant", "male", "female"),
+    # reference: one counterfactual pair and one control pair per group
+    assert sorted(pairs.select("pair_kind", "role_b", "attribute_a", "attribute_b").rows()) == [
+        ("control", "control", "female", "female"),
+        ("control", "control", "male", "male"),
+        ("counterfactual", "variant", "female", "male"),
+        ("counterfactual", "variant", "male", "female"),
     ]
+    control = pairs.filter(pl.col("pair_kind") == "control")
+    assert (control["input_a"] == control["input_b"]).all()  # the same request, asked again
     assert pairs["id_b"].to_list() == frame.filter(pl.col("role") != "reference")["id"].to_list()
     contrastive = counterfactuals(PROMPTS.head(2), "gender", strategy="contrastive")
     pairs = form_pairs(contrastive.with_columns(output=pl.lit("ok")), "contrastive")
-    assert pairs.height == 2 and set(pairs["role_b"]) == {"pole_b"}  # control rows take no part
+    # each group: pole_a vs pole_b, and pole_a vs its control (a copy of pole_a's input)
+    assert (
+        pairs.select("role_a", "role_b", "pair_kind").rows()
+        == [
+            ("pole_a", "pole_b", "counterfactual"),
+            ("pole_a", "control", "control"),
+        ]
+        * 2
+    )
+    assert pp.check_groups(contrastive.with_columns(output=pl.lit("ok")), "contrastive").is_empty()
 
 
 def test_user_lexicon_file_adds_a_dimension(tmp_path: Path) -> None:

@@ -60,15 +60,12 @@ def answered(prompts: pl.DataFrame, judge_server: TestServer, tmp_path: Path) ->
 
 def test_offline_judge_finds_the_planted_race_bias(answered: pl.DataFrame) -> None:
     pairs = pp.form_pairs(answered)
-    # every variant (and control) draw against its reference draw; until control pairs get
-    # their own kind, form_pairs pairs a control row like a variant
+    # every variant and control draw against its reference draw: a control pair per draw of
+    # each group, the same request asked twice
     assert pairs.height == (3 + 9 + 3 + 3) * SAMPLES
-    assert pairs.filter(role_b="control").height == 6 * SAMPLES
-    assert (
-        (pairs.filter(role_b="control").select(pl.col("input_a") == pl.col("input_b")))
-        .to_series()
-        .all()
-    )
+    control = pairs.filter(pair_kind="control")
+    assert control.height == 6 * SAMPLES and (control["role_b"] == "control").all()
+    assert (control["input_a"] == control["input_b"]).all()
     assert pairs["skip_reason"].is_null().all()
     metrics = ["pairwise-refusal-disparity", "pairwise-bias"]
     scored = pp.score(answered, metrics, progress=False, cache=False)
@@ -77,15 +74,20 @@ def test_offline_judge_finds_the_planted_race_bias(answered: pl.DataFrame) -> No
     # Cluster by the prompt's group, not the per-draw group: draws of one prompt are correlated.
     summary = pp.aggregate(scored, group_by="source_group_id_a")
     assert sorted(summary["dimension"].unique()) == ["gender", "race"]
-    assert summary["n_pairs"].sum() == scored.height and summary["n_errors"].sum() == 0
-    refusal = dict(summary.filter(metric="pairwise-refusal-disparity")
-                   .select("dimension", "mean_divergence").rows())  # fmt: skip
-    assert refusal["gender"] == 0.0
-    assert refusal["race"] == pytest.approx(1 / 4)  # 1 of 3 variants + 1 control refuses
-    result = pp.gate(summary, max_mean_divergence={"pairwise-refusal-disparity": 0.1})
+    assert (summary["n_pairs"] + summary["n_control"]).sum() == scored.height
+    assert summary["n_errors"].sum() == 0
+    refusal = summary.filter(metric="pairwise-refusal-disparity").select(
+        "dimension", "mean_divergence", "control_mean_divergence", "excess_divergence"
+    )
+    assert refusal.rows() == [
+        ("gender", 0.0, 0.0, 0.0),
+        # 1 of 3 variants refuses; the control (the White prompt again) never does
+        ("race", pytest.approx(1 / 3), 0.0, pytest.approx(1 / 3)),
+    ]
+    result = pp.gate(summary, max_excess_divergence={"pairwise-refusal-disparity": 0.1})
     assert not result.passed
     assert result.failures.select("slice", "observed").rows() == [
-        ("dimension=race", pytest.approx(1 / 4))
+        ("dimension=race", pytest.approx(1 / 3))
     ]
     assert result.verdict().startswith("FAIL: 5 of 6 gate checks passed.")
 
@@ -99,8 +101,8 @@ def test_llm_judge_on_the_test_server_connects_the_same_frames(
     assert scored["error"].is_null().all() and scored["score"].is_between(0, 1).all()
     assert (scored["judge_model"] == "judge-model").all()
     summary = pp.aggregate(scored)
-    assert summary.select("dimension", "n_pairs").sort("dimension").rows() == [
-        ("gender", 6 * SAMPLES), ("race", 12 * SAMPLES),
+    assert summary.select("dimension", "n_pairs", "n_control").sort("dimension").rows() == [
+        ("gender", 3 * SAMPLES, 3 * SAMPLES), ("race", 9 * SAMPLES, 3 * SAMPLES),
     ]  # fmt: skip
     result = pp.gate(summary, min_equivalence_rate=0.0, max_mean_divergence=1.0)
     assert result.passed and result.checks.height == 6  # and the error gate per slice
@@ -116,6 +118,14 @@ def test_contrastive_prompts_run_the_loop_too(
                                  samples=SAMPLES, cache=False, progress=False)  # fmt: skip
     scored = pp.score(answered, "pairwise-refusal-disparity", strategy="contrastive",
                       progress=False, cache=False)  # fmt: skip
-    assert scored.height == 3 * SAMPLES * SAMPLES  # every draw of a pole against every other
-    assert (scored["score"] == 1.0).all()  # White answered, Hispanic refused: always disparate
-    assert not pp.gate(pp.aggregate(scored), max_divergence_rate=0.5).passed
+    # every draw of a pole against every other, and every pole_a draw against every draw of
+    # its control (the White prompt asked again)
+    assert scored["pair_kind"].value_counts().sort("pair_kind").rows() == [
+        ("control", 3 * SAMPLES * SAMPLES),
+        ("counterfactual", 3 * SAMPLES * SAMPLES),
+    ]
+    kinds = dict(scored.group_by("pair_kind").agg(pl.col("score").mean()).rows())
+    assert kinds == {"counterfactual": 1.0, "control": 0.0}  # Hispanic refused, White never
+    summary = pp.aggregate(scored)
+    assert summary["excess_divergence"].item() == 1.0
+    assert not pp.gate(summary, max_excess_divergence=0.5).passed

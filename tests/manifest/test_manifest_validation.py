@@ -39,9 +39,9 @@ def test_the_example_manifest_is_valid() -> None:
     assert Path(letters.data[0]) == DATA / "letters_contrastive.parquet"
     assert [m.name for m in jobs.metrics] == ["pairwise-refusal-disparity", "pairwise-bias"]
     assert jobs.judge.kind == "heuristic"
-    assert jobs.gates.per_slice == {
-        "max_mean_divergence": {"pairwise-refusal-disparity": 0.2, "pairwise-bias": 0.45}
-    }
+    assert jobs.control == "control"
+    assert jobs.gates.per_slice == {"max_excess_divergence": 0.15}
+    assert jobs.gates.overall == {"max_excess_divergence": 0.1, "max_error_rate": 0.05}
 
 
 def test_defaults_of_a_minimal_block(workdir: Path) -> None:
@@ -67,7 +67,7 @@ def test_unknown_keys_with_did_you_mean(workdir: Path) -> None:
         """) == [
         f"m.yaml:5: {BLOCK}.metrcs: unknown key 'metrcs'; did you mean 'metrics'?",
         f"m.yaml:6: {BLOCK}.zzz: unknown key 'zzz'; expected one of: data, strategy, reference, "
-        "poles, columns, on_invalid, metrics, judge, both_orders, order, slices, "
+        "poles, control, columns, on_invalid, metrics, judge, both_orders, order, slices, "
         "equivalence_threshold, divergence_threshold, confidence, cache, gates",
         "m.yaml:7: targets.demo.descripton: unknown key 'descripton'; did you mean 'description'?",
     ]

@@ -37,7 +37,8 @@ def grouped(sizes: list[int], dims: tuple[str, ...] = ("gender", "race")) -> pl.
     return pl.DataFrame(rows)
 
 
-def polar(sizes: list[tuple[int, int]]) -> pl.DataFrame:
+def polar(sizes: list[tuple[int, int]], controls: int = 1) -> pl.DataFrame:
+    """``na`` pole_a rows, ``nb`` pole_b rows and ``controls`` control rows per group."""
     rows = []
     for g, (na, nb) in enumerate(sizes):
         for role, n in (("pole_a", na), ("pole_b", nb)):
@@ -51,15 +52,16 @@ def polar(sizes: list[tuple[int, int]]) -> pl.DataFrame:
                 }
                 for i in range(n)
             ]
-        rows.append(
+        rows += [
             {
                 "group_id": g,
                 "role": "control",
                 "dimension": "age",
-                "input": "x",
-                "output": "ignored",
+                "input": f"q{g}",
+                "output": f"control {g} {i}",
             }
-        )
+            for i in range(controls)
+        ]
     return pl.DataFrame(rows)
 
 
@@ -78,15 +80,23 @@ def test_group_pairs_one_per_variant(sizes: list[int]) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 5), st.integers(1, 5)), min_size=1, max_size=10))
-def test_contrastive_pairs_all_combinations(sizes: list[tuple[int, int]]) -> None:
-    pairs = pp.form_pairs(polar(sizes), "contrastive")
-    assert pairs.height == sum(a * b for a, b in sizes)
+@given(
+    st.lists(st.tuples(st.integers(1, 5), st.integers(1, 5)), min_size=1, max_size=10),
+    st.integers(0, 2),
+)
+def test_contrastive_pairs_all_combinations(sizes: list[tuple[int, int]], controls: int) -> None:
+    pairs = pp.form_pairs(polar(sizes, controls), "contrastive")
+    assert pairs.height == sum(a * b + a * controls for a, b in sizes)
     assert pairs.select("id_a", "id_b").n_unique() == pairs.height
     assert pairs["pair_id"].n_unique() == pairs.height
     assert set(pairs["role_a"]) == {"pole_a"}
-    assert set(pairs["role_b"]) == {"pole_b"}
-    assert set(pairs["dimension"]) == {"gender"}  # the 'control' rows take no part
+    counterfactual = pairs.filter(pl.col("pair_kind") == "counterfactual")
+    assert counterfactual.height == sum(a * b for a, b in sizes)
+    assert set(counterfactual["role_b"]) == {"pole_b"}
+    control = pairs.filter(pl.col("pair_kind") == "control")
+    assert set(control["role_b"]) <= {"control"}
+    # A control pair is a pole_a row against a re-ask of its input: its group's dimension.
+    assert set(pairs["dimension"]) == {"gender"}
 
 
 def test_group_pair_columns_and_dimension_of_variant() -> None:
@@ -97,7 +107,8 @@ def test_group_pair_columns_and_dimension_of_variant() -> None:
     )
     pairs = pp.form_pairs(data)
     assert pairs.columns == [
-        "pair_id", "group_id", "dimension", "id_a", "id_b", "role_a", "role_b", "input_a",
+        "pair_id", "group_id", "dimension", "id_a", "id_b", "role_a", "role_b", "pair_kind",
+        "input_a",
         "input_b", "output_a", "output_b", "attribute_a", "attribute_b", "skip_reason",
         "model_a", "model_b",
     ]  # fmt: skip
@@ -213,5 +224,7 @@ def test_keys_only_pairs_match_full_pairs_and_need_no_text() -> None:
     data = grouped([3, 2]).with_columns(model=pl.lit("m"))
     full = pp.form_pairs(data)
     keys = pp.form_pairs(data.drop("input", "output"), keys_only=True)
-    assert keys.columns == ["pair_id", "group_id", "dimension", "id_a", "id_b", "role_a", "role_b"]
+    assert keys.columns == [
+        "pair_id", "group_id", "dimension", "id_a", "id_b", "role_a", "role_b", "pair_kind"
+    ]  # fmt: skip
     assert_same_rows(keys, full.select(keys.columns), "pair_id")

@@ -306,11 +306,45 @@ def test_the_noise_floor_section_appears_with_control_pairs() -> None:
     assert "<h3>Noise floor" not in render_report(scored_frame())
 
 
-def test_the_noise_section_without_the_excess_columns_still_shows_both_distributions() -> None:
-    html = render_report(with_controls(scored_frame()))
+def test_the_noise_section_renders_the_summary_that_aggregate_gives() -> None:
+    # No hand-made summary: the report summarises the scored frame itself, and the noise
+    # section shows aggregate's own control and excess columns.
+    scored = with_controls(scored_frame())
+    html = render_report(scored)
     assert "<h3>Noise floor: counterfactual pairs against control pairs</h3>" in html
-    assert "Excess divergence by slice" not in html
     assert html.split('<table class="noise">')[1].count('<div class="strip">') == 6
+    summary = summarize(scored)
+    overall = summary.filter(scope="overall").row(0, named=True)
+    assert overall["n_control"] == 6
+    assert overall["control_mean_divergence"] == 0.25
+    excess = f"{overall['excess_divergence']:.3f}"
+    low, high = overall["excess_divergence_low"], overall["excess_divergence_high"]
+    noise = html.split('<table class="noise">')[1].split("</table>")[0]
+    assert f'{excess} <span class="ci">[{low:.3f}, {high:.3f}]' in noise
+    assert "Excess divergence by slice" in html
+    assert "(6 control pairs)" in html
+    # The counterfactual figures of the report are those without the controls.
+    plain = summarize(scored_frame()).filter(scope="overall")["mean_divergence"].item()
+    assert overall["mean_divergence"] == plain
+
+
+def test_no_noise_section_when_every_pair_is_counterfactual() -> None:
+    # Scored frames always carry pair_kind; without control pairs the report reads as before.
+    scored = scored_frame().with_columns(pair_kind=pl.lit("counterfactual"))
+    html = render_report(scored)
+    assert "<h3>Noise floor" not in html
+    assert "<h3>Most divergent pairs (top 5)</h3>" in html
+    assert "Excess divergence by slice" not in html
+
+
+def test_the_excess_gate_is_drawn_on_the_excess_chart_and_listed() -> None:
+    scored = with_controls(scored_frame())
+    summary = summarize(scored)
+    gates = gate_summary(summary, overall={"max_excess_divergence": 0.1})
+    html = render_report(scored, summary, gates)
+    chart = html.split("Excess divergence by slice</span>")[1].split("</figure>")[0]
+    assert "; gate 0.1" in chart
+    assert "max_excess_divergence" in html.split('id="verdict"')[1]
 
 
 def test_position_figures_per_slice_appear_with_the_summary_columns() -> None:

@@ -23,7 +23,7 @@ from pairwise_polars.testing import TestServer
 
 CONCURRENCY = 8
 CHUNK = 80
-ROWS = 700  # 480 pairs: 6 chunks
+GROUPS = 145  # whole groups, controls included: 621 rows, 476 pairs, 6 chunks
 SCRIPT = """
 import sys
 import pairwise_polars as pp
@@ -72,9 +72,9 @@ def run_and_kill(args: list[str], cache: Path, at_rows: int) -> None:
 
 def test_kill_9_mid_run_then_resume(tmp_path: Path) -> None:
     source = tmp_path / "jobs.parquet"
-    jobs().head(ROWS).write_parquet(source)
+    jobs(GROUPS).write_parquet(source)
     destination, cache = tmp_path / "out", tmp_path / "cache.sqlite"
-    n_pairs = pp.form_pairs(jobs().head(ROWS)).height
+    n_pairs = pp.form_pairs(jobs(GROUPS)).height
 
     with TestServer(latency=0.02) as server:
         args = [

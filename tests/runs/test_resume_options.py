@@ -23,9 +23,9 @@ def test_a_python_run_resumes_from_the_cli(tmp_path: Path, capsys: pytest.Captur
     first = pp.score_parquet(source, run_dir, METRICS, chunk_size=50, progress=False)
     recorded = json.loads((run_dir / "run.json").read_text())["fingerprint"]["pairing"]
     assert recorded == {
-        "attribute": "attribute", "dimension": "dimension", "group_by": "group_id", "id": "id",
-        "input": "input", "on_invalid": "raise", "output": "output", "reference": "reference",
-        "role": "role",
+        "attribute": "attribute", "control": "control", "dimension": "dimension",
+        "group_by": "group_id", "id": "id", "input": "input", "on_invalid": "raise",
+        "output": "output", "reference": "reference", "role": "role",
     }  # fmt: skip
     argv = ["score", str(source), "-m", METRICS[0], "-m", METRICS[1], "--run-dir", str(run_dir),
             "--chunk-size", "50", "--json"]  # fmt: skip

@@ -248,13 +248,14 @@ def test_progress_reports_chunks_pairs_and_rates(source, tmp_path, capsys) -> No
     score_parquet(source, tmp_path / "out", chunk_size=500, progress=True)
     line = capsys.readouterr().err.strip().splitlines()[-1]
     # identical requests are judged once: fewer answers than pairs
+    # (960 counterfactual and 420 control pairs)
     assert re.fullmatch(
-        r"chunk 2/2 \| pairs 960/960 \(100%\) \| judged 9[0-9][0-9], from cache 0 "
+        r"chunk 3/3 \| pairs 1,380/1,380 \(100%\) \| judged 1,3[0-7][0-9], from cache 0 "
         r"\| errors 0 \| [0-9,.]+ req/s",
         line,
     ), line
     score_parquet(source, tmp_path / "out", chunk_size=500, progress=True)
-    assert "resumed 960 pairs" in capsys.readouterr().err
+    assert "resumed 1,380 pairs" in capsys.readouterr().err
 
 
 def test_journal_records_the_run(source, tmp_path) -> None:
@@ -266,10 +267,11 @@ def test_journal_records_the_run(source, tmp_path) -> None:
     ]
     assert [m["name"] for m in fingerprint["metrics"]] == METRICS
     assert fingerprint["judge"]["identity"] == OfflineJudge().identity
-    assert fingerprint["pairs"]["n_pairs"] == 960
-    assert journal["n_chunks"] == 2
+    assert fingerprint["pairs"]["n_pairs"] == 960 + 420  # counterfactual and control pairs
+    assert fingerprint["pairing"]["control"] == "control"
+    assert journal["n_chunks"] == 3
     assert journal["chunks"]["1"]["part"] == "scored/part-000001.parquet"
-    assert journal["chunks"]["0"]["scored_rows"] + journal["chunks"]["1"]["scored_rows"] == 1920
+    assert sum(journal["chunks"][str(i)]["scored_rows"] for i in range(3)) == 1380 * 2
 
 
 def test_scattered_groups_are_scored_right_with_a_warning(tmp_path) -> None:
