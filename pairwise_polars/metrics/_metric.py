@@ -51,10 +51,8 @@ def fence(text: object) -> str:
     TAG is the first 8 hex digits of the text's SHA-256. Templates use it as a filter:
     ``{{ output_a | fence }}``.
 
-    >>> print(fence("Hello."))
-    <<<2d8bd7d9
-    Hello.
-    >>>2d8bd7d9
+    >>> fence("Hello.").splitlines()
+    ['<<<2d8bd7d9', 'Hello.', '>>>2d8bd7d9']
     """
     body = neutralise(str(text))
     tag = hashlib.sha256(body.encode("utf-8")).hexdigest()[:8]

@@ -177,7 +177,10 @@ def errors(frame: pl.LazyFrame, schema: pl.Schema) -> Errors:
     # Messages that differ only in numbers are one kind; each kind is shown by its most common
     # message, whole (a kind is for grouping, not for reading).
     kind = pl.col("error").str.replace_all(r"\d+(\.\d+)?", "#").alias("__kind")
-    failed = frame.filter(pl.col("error").is_not_null())
+    # A frame built by hand with no error at all has a Null-typed column: read it as text.
+    failed = frame.filter(pl.col("error").is_not_null()).with_columns(
+        pl.col("error").cast(pl.String)
+    )
     by_message = (
         failed.group_by("metric", "error", kind)
         .agg(pl.len().alias("n"))

@@ -143,11 +143,12 @@ async def ascore_parquet(
     >>> from pairwise_polars import score_parquet
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> pl.DataFrame({"group_id": [1, 1, 2, 2], "role": ["reference", "variant"] * 2,
-    ...     "dimension": "gender", "input": "Describe Sam.",
-    ...     "output": ["Kind.", "Kind.", "Kind.", "Rude."]}).write_parquet(folder / "run.parquet")
+    ...     "dimension": "gender", "input": "Should we hire Sam?",
+    ...     "output": ["Yes, hire Sam."] * 3 + ["No, do not hire Sam."],
+    ... }).write_parquet(folder / "run.parquet")
     >>> run = score_parquet(folder / "run.parquet", folder / "out", progress=False)
     >>> run.scored().select("group_id", "score").sort("group_id").collect().rows()
-    [(1, 0.0), (2, 1.0)]
+    [(1, 0.0), (2, 0.75)]
     >>> sorted(p.name for p in (folder / "out").iterdir() if not p.name.startswith("."))
     ['run.json', 'scored', 'summary.parquet']
     """

@@ -375,3 +375,14 @@ def test_the_page_is_well_formed() -> None:
     page = parse(html)
     assert page.tags.count("html") == 1 and page.tags.count("body") == 1
     assert "{{" not in html and "{%" not in html  # no template text leaks
+
+
+def test_a_hand_built_frame_without_errors_renders() -> None:
+    # No judge wrote it: the error column is all null, so polars types it Null, not String.
+    scored = pl.DataFrame(
+        {"pair_id": [1, 2], "group_id": ["a", "b"], "dimension": ["g", "g"],
+         "metric": "pairwise-bias", "score": [0.0, 0.5], "error": [None, None]}
+    )  # fmt: skip
+    assert scored.schema["error"] == pl.Null
+    html = render_report(scored)
+    assert '<section class="metric" id="metric-pairwise-bias">' in html
