@@ -43,16 +43,22 @@ async def cached_map(
     bar.update(done=hits.height, cached=hits.height)
     try:
         if not misses.is_empty():
-            # Per-frame work stays minimal: at low concurrency every answer is its own frame.
-            async for frame in send(misses):
-                frame = conform(frame)
-                if store is not None:
-                    store.store(frame)  # as it arrives: a crash keeps what was paid for
-                fresh.append(frame)
-                if observe is not None:
-                    observe(frame)
-                errors = frame.height - frame["error"].null_count()
-                bar.update(done=frame.height, errors=errors, sent=frame.height)
+            frames = send(misses)
+            try:
+                # Per-frame work stays minimal: at low concurrency every answer is its own frame.
+                async for frame in frames:
+                    frame = conform(frame)
+                    if store is not None:
+                        store.store(frame)  # as it arrives: a crash keeps what was paid for
+                    fresh.append(frame)
+                    if observe is not None:
+                        observe(frame)
+                    errors = frame.height - frame["error"].null_count()
+                    bar.update(done=frame.height, errors=errors, sent=frame.height)
+            finally:  # close the sender here, not when the loop is gone (its connections)
+                close = getattr(frames, "aclose", None)
+                if close is not None:
+                    await close()
     finally:
         bar.close()
     results = pl.concat(

@@ -1,10 +1,12 @@
 """The async chat engine shared by the judge and by response collection.
 
-A pool of ``max_concurrency`` worker coroutines (no task per row) sends chat requests through the
-``openai`` SDK on its aiohttp transport, within optional request/token rate limits, retrying
-429/5xx/timeouts/dropped connections with backoff that honours ``Retry-After``, and stopping the
-whole run on errors no retry can fix. What a request's body is and what counts as a good reply
-are the caller's: subclasses implement ``_body`` and ``_accept``.
+A pool of ``max_concurrency`` worker coroutines (no task per row) sends chat requests over a
+transport (the fast aiohttp path, or the ``openai`` SDK: ``engine/_wire.py``), within optional
+request/token rate limits, retrying 429/5xx/timeouts/dropped connections with backoff that
+honours ``Retry-After`` up to ``max_retry_wait``, and stopping the whole run on errors no retry
+can fix, on a server that is not there, and on a run whose first attempts all fail on the wire.
+What a request's body is and what counts as a good reply (the decoded JSON chat completion) are
+the caller's: subclasses implement ``_body`` and ``_accept``.
 """
 
 from __future__ import annotations
@@ -18,16 +20,25 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
+from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed
 from pairwise_polars.engine._limits import RateLimiter
-from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
-
-try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits
-except ImportError:  # pragma: no cover - older SDKs
-    from httpx import Limits  # type: ignore[no-redef]
+from pairwise_polars.engine._retries import (
+    FAIL_FAST_AFTER,
+    RowError,
+    Stop,
+    WaitTooLong,
+    backoff,
+    classify,
+)
+from pairwise_polars.engine._wire import (
+    TRANSPORTS,
+    SdkTransport,
+    Transport,
+    TransportName,
+    WireTransport,
+)
 
 
 @dataclass
@@ -38,6 +49,8 @@ class RunState:
     rpm: RateLimiter | None
     tpm: RateLimiter | None
     stopped: bool = False
+    answered: int = 0  # replies that came back (2xx)
+    unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
 
     async def throttle(self, tokens: int) -> None:
         if self.rpm is not None:
@@ -80,6 +93,19 @@ class Endpoint:
         """The endpoint as messages name it."""
         return self.base_url or "the OpenAI API"
 
+    def _base_url(self) -> str:
+        """The resolved base URL, without a trailing slash: where requests go."""
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return url.rstrip("/")
+
+    def _headers(self) -> dict[str, str]:
+        """The headers the SDK sends with a request to this endpoint (auth, content type, its
+        User-Agent and ``X-Stainless-*``/``OpenAI-*`` headers), read off an SDK client built from
+        the same settings, so both transports send the same."""
+        client = self._client()
+        sent = {**client.auth_headers, **client.default_headers}
+        return {name: value for name, value in sent.items() if isinstance(value, str)}
+
     def _scope(self) -> str:
         """The endpoint's URL: what identifies state kept about it (e.g. batch ids)."""
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
@@ -98,7 +124,7 @@ class Endpoint:
                     fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
                 )
             key = "not-needed"  # local servers ignore it, the SDK requires a string
-        return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, **options)
+        return openai.AsyncOpenAI(api_key=key, base_url=self._base_url(), **options)
 
 
 def _shown(value: Any) -> str:
@@ -118,12 +144,24 @@ class ChatEndpoint(Endpoint):
     max_tokens: int = 300
     backoff_base: float = 0.5
     backoff_max: float = 30.0
+    max_retry_wait: float = 60.0
+    transport: TransportName = "fast"
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("max_concurrency",)
 
     def __post_init__(self) -> None:
         if self.max_concurrency < 1:
             raise OptionError(f"max_concurrency must be at least 1, got {self.max_concurrency}.")
+        if not self.max_retry_wait >= 0:  # NaN too
+            raise OptionError(
+                f"max_retry_wait must be a number of seconds >= 0, got {self.max_retry_wait!r}."
+            )
+        if self.transport not in TRANSPORTS:
+            raise OptionError(
+                f"transport must be one of {', '.join(map(repr, TRANSPORTS))}, got "
+                f"{self.transport!r}: 'fast' (the default) posts over aiohttp directly, 'sdk' "
+                "through the openai SDK."
+            )
 
     # -- hooks ------------------------------------------------------------------------------
     def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
@@ -136,16 +174,26 @@ class ChatEndpoint(Endpoint):
         raise NotImplementedError
 
     # -- the engine -------------------------------------------------------------------------
-    def _chat_client(self) -> openai.AsyncOpenAI:
-        # The aiohttp transport measured ~2x the default transport's throughput at high
-        # concurrency; keep a connection alive per concurrent request.
-        limits = Limits(
-            max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency
-        )
-        return self._client(
-            max_retries=0,  # retries are ours: we classify errors and count attempts
+    def _transport(self) -> Transport:
+        secrets = (self._key(),)
+        if self.transport == "sdk":
+            client = self._client(
+                max_retries=0,  # retries are ours: we classify errors and count attempts
+                timeout=self.timeout,
+                http_client=SdkTransport.http_client(self.max_concurrency, self.timeout),
+            )
+            return SdkTransport(client, timeout=self.timeout, secrets=secrets)
+        headers = {
+            **self._headers(),
+            "x-stainless-retry-count": "0",  # as the SDK says with its own retries off
+            "x-stainless-read-timeout": str(self.timeout),
+        }
+        return WireTransport(
+            self._base_url(),
+            headers,
             timeout=self.timeout,
-            http_client=openai.DefaultAioHttpClient(limits=limits, timeout=self.timeout),
+            limit=self.max_concurrency,
+            secrets=secrets,
         )
 
     async def _stream(
@@ -164,7 +212,8 @@ class ChatEndpoint(Endpoint):
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
         )
-        async with self._chat_client() as client:
+        client = self._transport()
+        try:
 
             async def worker() -> None:
                 while True:
@@ -208,29 +257,25 @@ class ChatEndpoint(Endpoint):
                 for task in workers:
                     task.cancel()
                 await asyncio.gather(finished, return_exceptions=True)
+        finally:
+            await client.aclose()
 
     async def _one(
-        self, client: openai.AsyncOpenAI, state: RunState, key: str, messages: str, extra: Any
+        self, client: Transport, state: RunState, key: str, messages: str, extra: Any
     ) -> dict[str, Any]:
         chat = json.loads(messages)
         started = time.perf_counter()
         attempts = retries = 0
-        last_error = "no attempt made"
         while True:
             attempts += 1
             await state.throttle(len(messages) // 4 + self.max_tokens)
             body = self._body(chat, extra, state)
             try:
-                # The documented low-level call with the body we built: the typed helper
-                # (chat.completions.create) re-walks every message's type annotations per
-                # request, about 0.55 ms of CPU each (benchmarks/RESULTS.md).
-                response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-            except openai.APIStatusError as exc:
+                reply = await client.post(body)
+            except RequestFailed as failed:
                 structured = "response_format" in body
                 try:
-                    delay = classify(
-                        exc, where=self._where(), model=self.model, structured=structured
-                    )
+                    delay = self._decide(failed.failure, state, structured=structured)
                 except RowError as row:
                     return failure(
                         key,
@@ -241,17 +286,10 @@ class ChatEndpoint(Endpoint):
                     )
                 if delay == 0.0 and structured:
                     state.structured = False  # plain JSON prompting from now on
-                last_error = describe(exc)
-            except openai.APIConnectionError as exc:  # includes timeouts and dropped connections
-                delay = None
-                # the aiohttp transport reports refused and dropped connections as timeouts too
-                last_error = (
-                    "timeout or dropped connection"
-                    if isinstance(exc, openai.APITimeoutError)
-                    else (f"connection error: {exc}")
-                )
+                last_error = failed.failure.describe()
             else:
-                outcome = self._accept(key, response, chat, extra, attempts)
+                state.answered += 1
+                outcome = self._accept(key, reply, chat, extra, attempts)
                 if isinstance(outcome, list):  # re-ask with this chat
                     chat = outcome
                     continue
@@ -273,3 +311,41 @@ class ChatEndpoint(Endpoint):
                 backoff(retries, self.backoff_base, self.backoff_max) if delay is None else delay
             )
             await asyncio.sleep(pause)
+
+    def _decide(self, problem: Failure, state: RunState, *, structured: bool) -> float | None:
+        """``classify`` plus failing fast: before any reply, a server that is not there stops
+        the run at once, and so do FAIL_FAST_AFTER attempts lost on the wire or to waits
+        beyond ``max_retry_wait``."""
+        url = self._base_url()
+        if problem.transport in UNREACHABLE and not state.answered:
+            raise Stop(
+                f"Cannot reach the server at {url}: {problem.message}. Check that it is "
+                "running and that base_url (or OPENAI_BASE_URL) names it, host and port; "
+                "results so far are cached."
+            )
+        try:
+            delay = classify(
+                problem,
+                where=self._where(),
+                model=self.model,
+                structured=structured,
+                max_retry_wait=self.max_retry_wait,
+            )
+        except WaitTooLong as wait:
+            self._count_unusable(state, url, str(wait))
+            raise
+        if problem.transport is not None:
+            self._count_unusable(state, url, problem.describe())
+        return delay
+
+    def _count_unusable(self, state: RunState, url: str, what: str) -> None:
+        if state.answered:
+            return
+        state.unusable += 1
+        if state.unusable >= FAIL_FAST_AFTER:
+            raise Stop(
+                f"The first {FAIL_FAST_AFTER} attempts at {url} all failed and none was "
+                f"answered (the last: {what}). Check that the server at {url} is up and "
+                f"answers chat completions, the timeout ({self.timeout:g} s) and "
+                "max_retry_wait; results so far are cached."
+            )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 from pairwise_polars.judges._protocol import JudgeTraits
@@ -63,8 +65,9 @@ class OpenAIJudge(ChatEndpoint):
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
         items = requests.select("key", "messages", "max_score").iter_rows()
-        async for results in self._stream(items, structured=self.structured_output):
-            yield result_frame(results)
+        async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
+            async for results in stream:
+                yield result_frame(results)
 
     def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
         max_score: int = extra
@@ -96,7 +99,8 @@ class OpenAIJudge(ChatEndpoint):
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
         max_score: int = extra
-        content = response.choices[0].message.content if response.choices else None
+        reply = read_completion(response)
+        content = reply.content
         try:
             score, reason = parse_judgement(content, max_score)
         except ReplyError as problem:
@@ -116,15 +120,14 @@ class OpenAIJudge(ChatEndpoint):
                 raw_reply=content,
                 judge_model=self.model,
             )
-        usage = response.usage
         return {
             "key": key,
             "raw_score": score,
             "reason": reason,
             "error": None,
             "attempts": attempt,
-            "input_tokens": usage.prompt_tokens if usage else None,
-            "output_tokens": usage.completion_tokens if usage else None,
+            "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens,
             "raw_reply": content,
             "judge_model": self.model,
         }
