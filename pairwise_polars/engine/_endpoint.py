@@ -15,7 +15,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -198,7 +198,7 @@ class ChatEndpoint(Endpoint):
 
     async def _stream(
         self, items: Iterable[tuple[str, str, Any]], *, structured: bool = False
-    ) -> AsyncIterator[list[dict[str, Any]]]:
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
         """Send ``(key, chat_json, extra)`` items; yield lists of result rows as they finish.
 
         Everything finished is yielded before a fatal error is raised as JudgeError. A slot is
