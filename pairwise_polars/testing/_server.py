@@ -305,10 +305,13 @@ class TestServer:
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
         try:
-            return await self._answer(request)
+            response = await self._answer(request)
         finally:
             with self._lock:
                 self._in_flight -= 1
+        if self.faults.echo_auth and response.status >= 400:
+            _echo_auth(response, request.headers.get("Authorization"))
+        return response
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -350,7 +353,7 @@ class TestServer:
         if fault == "404":
             return self._model_error(model)
         if fault == "429":
-            return self._rate_limited(faults.retry_after)
+            return self._rate_limited(faults)
         if fault == "quota":
             return self._fail(
                 429,
@@ -522,17 +525,38 @@ class TestServer:
             code="model_not_found",
         )
 
-    def _rate_limited(self, retry_after: float) -> web.Response:
+    def _rate_limited(self, faults: Faults) -> web.Response:
+        retry_after = faults.retry_after
+        headers = {
+            "Retry-After": f"{retry_after:g}",
+            "retry-after-ms": str(round(retry_after * 1000)),
+        }
+        if faults.retry_after_header is not None or faults.retry_after_ms_header is not None:
+            raw = {
+                "Retry-After": faults.retry_after_header,
+                "retry-after-ms": faults.retry_after_ms_header,
+            }
+            headers = {name: value for name, value in raw.items() if value is not None}
         return self._fail(
             429,
             f"Rate limit reached for requests. Please try again in {retry_after:g}s.",
             kind="requests",
             code="rate_limit_exceeded",
-            headers={
-                "Retry-After": f"{retry_after:g}",
-                "retry-after-ms": str(round(retry_after * 1000)),
-            },
+            headers=headers,
         )
+
+
+def _echo_auth(response: web.StreamResponse, authorization: str | None) -> None:
+    """Append the request's Authorization header to an error answer's message, as some
+    proxies do."""
+    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
+        return
+    try:
+        payload = json.loads(response.body)
+        payload["error"]["message"] += f" (request had Authorization: {authorization})"
+    except (ValueError, KeyError, TypeError):
+        return
+    response.body = json.dumps(payload).encode()
 
 
 def _invalid_body(body: object) -> tuple[str | None, str] | None:
