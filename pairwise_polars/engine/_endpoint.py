@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import openai
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
-from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed
+from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
@@ -50,6 +50,7 @@ class RunState:
     tpm: RateLimiter | None
     stopped: bool = False
     answered: int = 0  # replies that came back (2xx)
+    secret: str | None = None  # the key: redacted from whatever the server sends back
     unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
 
     async def throttle(self, tokens: int) -> None:
@@ -125,6 +126,17 @@ class Endpoint:
                 )
             key = "not-needed"  # local servers ignore it, the SDK requires a string
         return openai.AsyncOpenAI(api_key=key, base_url=self._base_url(), **options)
+
+
+_SERVER_TEXT = ("output", "reason", "raw_reply", "error")
+
+
+def _scrub(row: dict[str, Any], secret: str) -> None:
+    """The key out of whatever text the server sent back (a proxy may echo it)."""
+    for name in _SERVER_TEXT:
+        value = row.get(name)
+        if isinstance(value, str) and secret in value:
+            row[name] = value.replace(secret, "***")
 
 
 def _shown(value: Any) -> str:
@@ -211,6 +223,7 @@ class ChatEndpoint(Endpoint):
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
+            secret=self._key(),
         )
         client = self._transport()
         try:
@@ -230,7 +243,8 @@ class ChatEndpoint(Endpoint):
                         done.put_nowait(JudgeError(str(stop)))
                         return
                     except Exception as exc:  # a bug must not lose the other rows
-                        done.put_nowait(failure(key, f"{type(exc).__name__}: {exc}", 1, 0.0))
+                        error = redact(f"{type(exc).__name__}: {exc}", (state.secret,))
+                        done.put_nowait(failure(key, error, 1, 0.0))
 
             workers = [asyncio.create_task(worker()) for _ in range(self.max_concurrency)]
             finished = asyncio.ensure_future(asyncio.gather(*workers))
@@ -294,6 +308,8 @@ class ChatEndpoint(Endpoint):
                     chat = outcome
                     continue
                 outcome["latency_s"] = time.perf_counter() - started
+                if state.secret:
+                    _scrub(outcome, state.secret)
                 return outcome
             if delay == 0.0:  # a fallback that changes the request: retry at once, for free
                 attempts -= 1
