@@ -38,6 +38,7 @@ from pairwise_polars.engine._wire import (
     Transport,
     TransportName,
     WireTransport,
+    wire_headers,
 )
 
 
@@ -195,11 +196,7 @@ class ChatEndpoint(Endpoint):
                 http_client=SdkTransport.http_client(self.max_concurrency, self.timeout),
             )
             return SdkTransport(client, timeout=self.timeout, secrets=secrets)
-        headers = {
-            **self._headers(),
-            "x-stainless-retry-count": "0",  # as the SDK says with its own retries off
-            "x-stainless-read-timeout": str(self.timeout),
-        }
+        headers = wire_headers(self._headers(), self.timeout)
         return WireTransport(
             self._base_url(),
             headers,

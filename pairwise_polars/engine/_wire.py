@@ -44,6 +44,18 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
+def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
+    """The SDK's headers as its HTTP layer puts them on the wire, in the same order and case:
+    its transport's ``Accept-Encoding`` and ``Connection`` first, ``x-stainless-*`` in lower
+    case, then what it adds per request (its retry count: 0, our retries are new requests)."""
+    sent = {"Accept-Encoding": "gzip, deflate", "Connection": "keep-alive"}
+    for name, value in headers.items():
+        sent[name.lower() if name.lower().startswith("x-stainless-") else name] = value
+    sent["x-stainless-retry-count"] = "0"
+    sent["x-stainless-read-timeout"] = str(timeout)
+    return sent
+
+
 def encode(body: dict[str, Any]) -> bytes:
     """The body as the SDK puts it on the wire: compact JSON, non-ASCII kept as UTF-8."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

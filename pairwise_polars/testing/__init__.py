@@ -22,10 +22,11 @@ Pytest fixtures live in :mod:`pairwise_polars.testing.fixtures` (imports pytest)
 from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
-from ._server import ReplyHook, ServerStats, TestServer
+from ._server import CapturedRequest, ReplyHook, ServerStats, TestServer
 
 __all__ = [
     "BatchSettings",
+    "CapturedRequest",
     "FaultName",
     "Faults",
     "ReplyHook",

@@ -65,6 +65,14 @@ class ServerStats:
         return len(self.request_hashes)
 
 
+@dataclass(frozen=True)
+class CapturedRequest:
+    """A chat-completion request as it arrived: its headers and its raw body bytes."""
+
+    headers: dict[str, str]
+    body: bytes
+
+
 class TestServer:
     """An OpenAI-compatible ``/v1/chat/completions`` server on 127.0.0.1, in a background thread.
 
@@ -76,6 +84,9 @@ class TestServer:
     yourself: it gets the request body and returns a str (the content), a dict (sent as JSON),
     or None (the default answer); it runs on the server's thread, so keep it quick and
     thread-safe. Other requests get ``"Here is my answer to: <first 60 chars of user text>"``.
+
+    ``capture=True`` keeps every chat-completion request as it arrived (headers and raw body) in
+    ``server.captured`` (emptied by ``reset()``): what a client really put on the wire.
 
     ``api_key`` set: any other ``Authorization: Bearer`` value is a 401 (keys are compared,
     never stored). ``models`` set: other models are a 404. ``supports_json_schema=False``: a
@@ -122,6 +133,7 @@ class TestServer:
         batch: BatchSettings | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        capture: bool = False,
     ) -> None:
         if latency < 0:
             raise ValueError(f"latency must not be negative, got {latency!r}.")
@@ -144,6 +156,8 @@ class TestServer:
         self._thread: threading.Thread | None = None
         self._stop_event: asyncio.Event | None = None
         self._lock = threading.Lock()
+        self._capture = capture
+        self.captured: list[CapturedRequest] = []
         self._zero_stats()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -281,6 +295,8 @@ class TestServer:
         self._rng = random.Random(self._seed)
         self.batches.clear()
         self.reset_stats()
+        with self._lock:
+            self.captured = []
 
     def _zero_stats(self) -> None:
         self._requests = 0
@@ -304,6 +320,10 @@ class TestServer:
             self._requests += 1
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        if self._capture:
+            seen = CapturedRequest(dict(request.headers), await request.read())
+            with self._lock:
+                self.captured.append(seen)
         try:
             response = await self._answer(request)
         finally:
