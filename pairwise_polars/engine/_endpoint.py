@@ -23,7 +23,7 @@ import openai
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
 from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact
-from pairwise_polars.engine._limits import RateLimiter
+from pairwise_polars.engine._limits import RateLimiter, Slots
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
     RowError,
@@ -214,7 +214,7 @@ class ChatEndpoint(Endpoint):
         freed only when the caller has taken a result (and stored it), so requests sent but not
         yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
         rows = iter(items)
-        slots = asyncio.Semaphore(self.max_concurrency)
+        slots = Slots(self.max_concurrency)
         done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         state = RunState(
             structured=structured,

@@ -74,7 +74,6 @@ class WireTransport:
         secrets: tuple[str | None, ...],
     ) -> None:
         self._url = f"{url}/chat/completions"
-        self._headers = dict(headers)
         self._timeout = timeout
         self._secrets = secrets
         self._session = aiohttp.ClientSession(
@@ -82,13 +81,16 @@ class WireTransport:
             timeout=aiohttp.ClientTimeout(
                 total=None, sock_connect=timeout, sock_read=timeout, connect=timeout
             ),
-            skip_auto_headers=("User-Agent",),  # the SDK's own User-Agent is in the headers
+            # Session headers: aiohttp copies them per request in one step (per-request headers
+            # are merged one by one), and they already hold the SDK's User-Agent.
+            headers=dict(headers),
+            skip_auto_headers=("User-Agent",),
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
         try:
             async with self._session.post(
-                self._url, data=encode(body), headers=self._headers, allow_redirects=False
+                self._url, data=encode(body), allow_redirects=False
             ) as response:
                 raw = await response.read()
                 status, headers = response.status, response.headers
