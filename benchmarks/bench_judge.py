@@ -82,20 +82,21 @@ def prepare(n_requests: int, seed: int) -> Path:
 
     import pairwise_polars as pp
 
-    work = _data.WORK / f"judge_{n_requests}_seed{seed}_v{_data.DATA_VERSION}"
+    # "_shown": the messages come from the package's own preparation (pairs in the order the
+    # judge is shown them), so the bare loops send exactly the map's bodies.
+    work = _data.WORK / f"judge_{n_requests}_seed{seed}_v{_data.DATA_VERSION}_shown"
     if (work / "requests.json").exists():
         return work
+    from pairwise_polars.scoring._prepare import prepare as prepare_requests
+
     n_rows = max(20_000, n_requests * 2)  # 1 reference + 3-4 variants a group: ~0.77 pairs/row
     runs = pl.read_parquet(_data.dataset_path(n_rows, seed))
     pairs = pp.form_pairs(runs).head(n_requests)
     if pairs.height < n_requests:
         raise ValueError(f"only {pairs.height} pairs from {n_rows} rows")
     metric = pp.get_metric(loops.METRIC)
-    messages = [
-        metric.render({**row, "input": row["input_a"]})
-        for row in pairs.select("input_a", "input_b", "output_a", "output_b", "dimension",
-                                "attribute_a", "attribute_b").iter_rows(named=True)
-    ]  # fmt: skip
+    judge = pp.OpenAIJudge(loops.MODEL, api_key=loops.API_KEY)
+    messages = prepare_requests(pairs, loops.METRIC, judge=judge).requests["messages"].to_list()
     if len(set(messages)) != n_requests:
         raise ValueError("the pairs do not give distinct requests")
     work.mkdir(parents=True, exist_ok=True)

@@ -57,8 +57,9 @@ class Target(Protocol):
 class OpenAITarget(ChatEndpoint):
     """The system under test behind an OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM,
     Ollama, llama.cpp server, ...), called through the judge's engine: ``max_concurrency``
-    requests at a time within optional rate limits, 429/5xx/timeouts retried honouring
-    ``Retry-After``, and a bad key, unknown model or exhausted quota stopping the run
+    requests at a time within optional rate limits, over ``transport="fast"`` (the default) or
+    ``"sdk"``, 429/5xx/timeouts retried honouring ``Retry-After`` up to ``max_retry_wait``, and
+    a bad key, unknown model, exhausted quota or unreachable server stopping the run
     (:class:`~pairwise_polars.JudgeError`).
 
     Each row becomes ``[system_prompt], user: <row text>``. ``temperature`` defaults to 1.0:

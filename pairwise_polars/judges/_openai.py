@@ -25,10 +25,14 @@ _REASK = (
 class OpenAIJudge(ChatEndpoint):
     """An LLM judge over any OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM, Ollama, ...).
 
-    Requests run ``max_concurrency`` at a time, within optional request/token rate limits.
-    429, 5xx, timeouts and dropped connections are retried with exponential backoff and jitter,
-    honouring ``Retry-After``; a bad key, a forbidden or unknown model, a bad request or an
-    exhausted quota stop the run at once (results so far stay in the cache). An answer that is
+    Requests run ``max_concurrency`` at a time, within optional request/token rate limits,
+    over ``transport="fast"`` (the body posted over one aiohttp session, byte-identical to the
+    SDK's request) or ``"sdk"`` (the openai SDK's ``client.post``). 429, 5xx, timeouts and
+    dropped connections are retried with exponential backoff and jitter, honouring
+    ``Retry-After`` up to ``max_retry_wait`` seconds (a longer wait is an error row, never
+    slept); a bad key, a forbidden or unknown model, a bad request or an exhausted quota stop
+    the run at once (results so far stay in the cache), and so does a server that cannot be
+    reached. Text the server sends back never carries the key: it is redacted. An answer that is
     not valid JSON on the rubric is re-asked once, then becomes an error row: never a score.
 
     >>> judge = OpenAIJudge("gpt-4o-mini", api_key="sk-secret")

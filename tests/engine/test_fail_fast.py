@@ -3,18 +3,22 @@ command line that is exit 2 (a configuration problem), never 0 and never the gat
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import shutil
 import socket
 import textwrap
 import time
 from pathlib import Path
 
+import aiohttp
 import polars as pl
 import pytest
 from conftest import jobs
 
 import pairwise_polars as pp
 from pairwise_polars.cli import EXIT_INVALID, main
+from pairwise_polars.engine._failures import transport_failure, transport_kind
 from pairwise_polars.manifest import load_manifest, run_target
 from pairwise_polars.testing import Faults, TestServer
 
@@ -115,16 +119,40 @@ def test_cli_run_exits_2_in_seconds(tmp_path: Path, dead_url: str, capsys) -> No
     assert f"Cannot reach the server at {dead_url}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_cli_score_exits_2_in_seconds(
-    tmp_path: Path, dead_url: str, capsys, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, dead_url: str, capsys, monkeypatch: pytest.MonkeyPatch, transport: str
 ) -> None:
     shutil.copy(DATA / "letters_contrastive.parquet", tmp_path / "letters.parquet")
     monkeypatch.chdir(tmp_path)
     started = time.perf_counter()
     code = main(["score", "letters.parquet", "--strategy", "contrastive", "-o", "s.parquet",
-                 "-q", "--judge", "judge", "--base-url", dead_url, "--no-cache"])  # fmt: skip
+                 "-q", "--judge", "judge", "--base-url", dead_url, "--no-cache",
+                 "--transport", transport])  # fmt: skip
     assert code == EXIT_INVALID
     assert time.perf_counter() - started < QUICK_S
     err = capsys.readouterr().err
     assert err.startswith(f"Error: Cannot reach the server at {dead_url}: connection refused.")
     assert not (tmp_path / "s.parquet").exists()
+
+
+def _caused_by(cause: BaseException) -> Exception:
+    wrapper = Exception("Request timed out.")  # what the SDK's aiohttp transport says for all
+    wrapper.__cause__ = cause
+    return wrapper
+
+
+@pytest.mark.parametrize(
+    ("cause", "kind"),
+    [
+        (ConnectionRefusedError(errno.ECONNREFUSED, "Connect call failed"), "refused"),
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "dns"),
+        (OSError(errno.EHOSTUNREACH, "No route to host"), "unreachable"),
+        (aiohttp.ServerDisconnectedError(), "dropped"),
+        (asyncio.TimeoutError(), "timeout"),
+        (ValueError("something else"), "error"),
+    ],
+)
+def test_the_cause_chain_says_what_failed(cause: BaseException, kind: str) -> None:
+    assert transport_kind(_caused_by(cause)) == kind
+    assert transport_failure(_caused_by(cause), 5.0).transport == kind
