@@ -21,17 +21,21 @@ plain_server_session, plain_server = make_judge_server_fixtures(
 )
 KEY = "sk-test-SECRET-123"
 
-SCENARIOS: dict[str, tuple[Faults, dict[str, Any]]] = {
-    "ok": (Faults(), {}),
-    "429 with Retry-After": (Faults(rate_429=0.5), {}),
-    "429 asking too long": (Faults(always="429", retry_after_header="1000000000"), {}),
-    "429 with NaN": (Faults(rate_429=0.5, retry_after_header="nan"), {}),
-    "500": (Faults(rate_500=0.5), {"max_retries": 1}),
-    "timeout": (Faults(rate_timeout=0.3, timeout_delay=2.0), {"timeout": 0.3, "max_retries": 1}),
-    "malformed": (Faults(rate_malformed=0.5), {}),
-    "off rubric": (Faults(rate_off_rubric=0.5), {"reask": False}),
-    "connection drop": (Faults(rate_connection_drop=0.3), {}),
-    "echoed key": (Faults(rate_500=0.5, echo_auth=True), {"max_retries": 0}),
+SCENARIOS: dict[str, tuple[Faults, dict[str, Any], str]] = {  # faults, judge options, outcome
+    "ok": (Faults(), {}, "ok"),
+    "429 with Retry-After": (Faults(rate_429=0.5), {}, "429"),
+    "429 asking too long": (Faults(always="429", retry_after_header="1000000000"), {}, "429"),
+    "429 with NaN": (Faults(rate_429=0.5, retry_after_header="nan"), {}, "429"),
+    "500": (Faults(rate_500=0.5), {"max_retries": 1}, "500"),
+    "timeout": (
+        Faults(rate_timeout=0.5, timeout_delay=4.0),
+        {"timeout": 1.0, "max_retries": 1},
+        "timeout",
+    ),
+    "malformed": (Faults(rate_malformed=0.5), {}, "malformed"),
+    "off rubric": (Faults(rate_off_rubric=0.5), {"reask": False}, "off_rubric"),
+    "connection drop": (Faults(rate_connection_drop=0.5), {}, "connection_drop"),
+    "echoed key": (Faults(rate_500=0.5, echo_auth=True), {"max_retries": 0}, "500"),
 }
 FATAL = {
     "401": Faults(always="401"),
@@ -53,12 +57,14 @@ def _wire(server: TestServer) -> list[tuple[list[tuple[str, str]], bytes]]:
 
 def _run_both(server: TestServer, faults: Faults, run: Any) -> tuple[list[Any], list[Any]]:
     """``run(transport)`` on each transport from the same server state: (results, wires)."""
-    results, wires = [], []
+    results, wires, played = [], [], []
     for transport in ("fast", "sdk"):
         server.reset()
         server.faults = faults
         results.append(run(transport))
         wires.append(_wire(server))
+        played.append(server.stats.outcomes)
+    assert played[0] == played[1]  # the same faults were played to both
     return results, wires
 
 
@@ -69,13 +75,14 @@ def _same_frames(fast: pl.DataFrame, sdk: pl.DataFrame) -> None:
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_both_transports_send_and_score_the_same(wire_server: TestServer, scenario: str) -> None:
-    faults, options = SCENARIOS[scenario]
+    faults, options, outcome = SCENARIOS[scenario]
 
     def run(transport: str) -> pl.DataFrame:
         judge = _judge(wire_server, transport, **options)
         return pp.score(jobs(groups=3), "pairwise-bias", judge=judge, cache=False, progress=False)
 
     (fast, sdk), (fast_wire, sdk_wire) = _run_both(wire_server, faults, run)
+    assert wire_server.stats.outcomes[outcome] > 0  # the fault was really played
     _same_frames(fast, sdk)
     assert fast_wire == sdk_wire and len(fast_wire) >= fast.height
     assert b"SECRET" not in pl.concat([fast, sdk]).write_csv().encode()
