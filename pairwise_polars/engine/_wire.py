@@ -31,9 +31,9 @@ NOT_JSON = "the reply is not JSON"
 KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits
+    from httpx2 import Limits, create_ssl_context
 except ImportError:  # pragma: no cover - older SDKs
-    from httpx import Limits  # type: ignore[no-redef]
+    from httpx import Limits, create_ssl_context  # type: ignore[no-redef]
 
 
 class Transport(Protocol):
@@ -77,7 +77,12 @@ class WireTransport:
         self._timeout = timeout
         self._secrets = secrets
         self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=limit, keepalive_timeout=KEEPALIVE_S),
+            connector=aiohttp.TCPConnector(
+                limit=limit,
+                keepalive_timeout=KEEPALIVE_S,
+                ssl=create_ssl_context(),  # the SDK's certificates (and SSL_CERT_FILE)
+            ),
+            trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them
             timeout=aiohttp.ClientTimeout(
                 total=None, sock_connect=timeout, sock_read=timeout, connect=timeout
             ),
