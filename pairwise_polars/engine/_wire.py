@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 import openai
@@ -56,6 +58,15 @@ def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
     return sent
 
 
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``/``HTTP_PROXY``, unless
+    ``NO_PROXY`` covers its host), or None."""
+    parts = urlsplit(url)
+    if parts.hostname is None or proxy_bypass(parts.hostname):
+        return None
+    return getproxies().get(parts.scheme)
+
+
 def encode(body: dict[str, Any]) -> bytes:
     """The body as the SDK puts it on the wire: compact JSON, non-ASCII kept as UTF-8."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
@@ -74,6 +85,9 @@ class WireTransport:
         secrets: tuple[str | None, ...],
     ) -> None:
         self._url = f"{url}/chat/completions"
+        # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them, read once: aiohttp's trust_env
+        # would read them (and ~/.netrc) on a worker thread for every request.
+        self._proxy = env_proxy(self._url)
         self._timeout = timeout
         self._secrets = secrets
         self._session = aiohttp.ClientSession(
@@ -82,7 +96,6 @@ class WireTransport:
                 keepalive_timeout=KEEPALIVE_S,
                 ssl=create_ssl_context(),  # the SDK's certificates (and SSL_CERT_FILE)
             ),
-            trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them
             timeout=aiohttp.ClientTimeout(
                 total=None, sock_connect=timeout, sock_read=timeout, connect=timeout
             ),
@@ -95,7 +108,7 @@ class WireTransport:
     async def post(self, body: dict[str, Any]) -> Any:
         try:
             async with self._session.post(
-                self._url, data=encode(body), allow_redirects=False
+                self._url, data=encode(body), allow_redirects=False, proxy=self._proxy
             ) as response:
                 raw = await response.read()
                 status, headers = response.status, response.headers

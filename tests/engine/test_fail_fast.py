@@ -156,3 +156,31 @@ def _caused_by(cause: BaseException) -> Exception:
 def test_the_cause_chain_says_what_failed(cause: BaseException, kind: str) -> None:
     assert transport_kind(_caused_by(cause)) == kind
     assert transport_failure(_caused_by(cause), 5.0).transport == kind
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_both_transports_use_the_proxy_the_environment_names(
+    judge_server: TestServer, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test server plays the proxy: it answers the absolute-form requests a client sends to
+    # an HTTP proxy; the judge's own host does not resolve, so only the proxy can answer.
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{judge_server.port}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    judge = pp.OpenAIJudge("judge", base_url="http://judge.invalid:8000/v1", api_key="k",
+                           transport=transport)  # fmt: skip
+    scored = pp.score(jobs(groups=1), "pairwise-bias", judge=judge, cache=False, progress=False)
+    assert scored["error"].is_null().all()
+    assert judge_server.stats.requests == scored.height
+
+
+def test_no_proxy_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pairwise_polars.engine._wire import env_proxy
+
+    for name in ("HTTP_PROXY", "http_proxy", "https_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,internal.example")
+    assert env_proxy("https://api.example/v1/chat/completions") == "http://proxy.example:3128"
+    assert env_proxy("https://internal.example/v1/chat/completions") is None
+    assert env_proxy("http://api.example/v1/chat/completions") is None  # no HTTP_PROXY set
