@@ -4,7 +4,10 @@ Every variant sends the same request bodies (the rendered ``pairwise-bias`` mess
 judge's model, temperature, max_tokens and json_schema ``response_format``), ``concurrency`` at
 a time, and reads each reply's score:
 
-- ``map``: ``pp.score_pairs(pairs, judge=pp.OpenAIJudge(...), cache=False)``, the package path;
+- ``map``: ``pp.score_pairs(pairs, judge=pp.OpenAIJudge(...), cache=False)``, the package path
+  (its default fast transport: the body posted over one aiohttp session);
+- ``map-sdk``: the same with ``OpenAIJudge(..., transport="sdk")``: through the SDK's
+  ``client.post`` on its aiohttp transport (the package's path before the fast one);
 - ``sdk-default``: ``openai.AsyncOpenAI`` on its default transport, a semaphore and ``gather``;
 - ``sdk-aiohttp``: the same on ``openai.DefaultAioHttpClient`` with the limits OpenAIJudge uses;
 - ``aiohttp``: a bare ``aiohttp.ClientSession`` posting the same JSON (the floor);
@@ -19,7 +22,9 @@ Two diagnostics, off by default (``--diagnose``):
   classes and typed response: what a judge could save by sending its own plain-JSON body.
 
 A child times only the workload (setup and data loading excluded) and prints one JSON line:
-``wall_s``, ``cpu_s`` (user + system of the whole process, ``getrusage``), ``ok``, ``errors``.
+``wall_s``, ``cpu_s`` (user + system of the whole process, ``getrusage``), ``ok``, ``errors``,
+``rss_before`` (bytes resident once imports and data are loaded, before the workload) and
+``peak_rss`` (the process's high-water mark, ``VmHWM``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ METRIC = "pairwise-bias"
 API_KEY = "k"
 TIMEOUT_S = 60.0
 _AUTH: Any = {"security": {"bearer_auth": True}}  # what the SDK's create() passes to post()
-VARIANTS = ("map", "sdk-default", "sdk-aiohttp", "aiohttp")
+VARIANTS = ("map", "map-sdk", "sdk-default", "sdk-aiohttp", "aiohttp")
 DIAGNOSTICS = ("judge-only", "sdk-aiohttp-post")
 
 
@@ -69,24 +74,40 @@ def _score(content: str | None, max_score: int) -> bool:
     return isinstance(score, int) and 0 <= score <= max_score
 
 
+def _rss(key: str) -> int:
+    """A ``kB`` field of this process's ``/proc/self/status``, in bytes (0 where there is none)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _timed(run: Callable[[], Any]) -> dict[str, Any]:
+    rss_before = _rss("VmRSS")
     wall0, cpu0 = time.perf_counter(), _cpu_s()
     ok, errors = run()
     return {"wall_s": time.perf_counter() - wall0, "cpu_s": _cpu_s() - cpu0, "ok": ok,
-            "errors": errors}  # fmt: skip
+            "errors": errors, "rss_before": rss_before, "peak_rss": _rss("VmHWM")}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
 # The package path.
 
 
-def run_map(pairs_path: Path, base_url: str, concurrency: int) -> dict[str, Any]:
+def run_map(
+    pairs_path: Path, base_url: str, concurrency: int, transport: str = "fast"
+) -> dict[str, Any]:
     import polars as pl
 
     import pairwise_polars as pp
 
     pairs = pl.read_parquet(pairs_path)
-    judge = pp.OpenAIJudge(MODEL, base_url=base_url, api_key=API_KEY, max_concurrency=concurrency)
+    judge = pp.OpenAIJudge(MODEL, base_url=base_url, api_key=API_KEY, max_concurrency=concurrency,
+                           transport=transport)  # type: ignore[arg-type]  # fmt: skip
 
     def run() -> tuple[int, int]:
         out = pp.score_pairs(pairs, METRIC, judge=judge, cache=False, progress=False)
@@ -257,8 +278,9 @@ def run_aiohttp(requests_path: Path, base_url: str, concurrency: int) -> dict[st
 
 
 def run_variant(variant: str, work: Path, base_url: str, concurrency: int) -> dict[str, Any]:
-    if variant == "map":
-        return run_map(work / "pairs.parquet", base_url, concurrency)
+    if variant in ("map", "map-sdk"):
+        transport = "sdk" if variant == "map-sdk" else "fast"
+        return run_map(work / "pairs.parquet", base_url, concurrency, transport)
     if variant == "judge-only":
         return run_judge_only(work / "requests.json", base_url, concurrency)
     if variant == "map-profile":

@@ -5,7 +5,10 @@ answers every variant; the same N distinct pairs (seeded runs from ``_data.py``,
 outputs) become N unique judge requests, sent ``concurrency`` at a time by:
 
 - ``map``: ``pp.score_pairs(pairs, "pairwise-bias", judge=pp.OpenAIJudge("bench", base_url=...,
-  max_concurrency=C), cache=False, progress=False)``: the package path, rendering included;
+  max_concurrency=C), cache=False, progress=False)``: the package path, rendering included, on
+  its default fast transport (the body posted over one aiohttp session);
+- ``map-sdk``: the same with ``transport="sdk"`` (the SDK's ``client.post`` on its aiohttp
+  transport);
 - ``sdk-default``: a bare ``openai.AsyncOpenAI`` + semaphore loop on the SDK's default transport;
 - ``sdk-aiohttp``: the same on ``openai.DefaultAioHttpClient`` (the openai aiohttp extra) with
   the connection limits OpenAIJudge uses (C connections, all kept alive);
@@ -64,6 +67,9 @@ SAME_TRANSPORT = "sdk-aiohttp"  # the bare loop on the transport OpenAIJudge use
 GOAL_OVERHEAD_MS = 0.2
 GOAL_RATIO = 2.0
 GOAL_RATIO_AT = 256  # concurrency at which the map must reach GOAL_RATIO x the default SDK loop
+GOAL_GAP = 1.5  # at GOAL_RATIO_AT: bare aiohttp's throughput at most this times the map's
+GOAL_CPU = 2.0  # at GOAL_RATIO_AT: the map's CPU per request at most this times bare aiohttp's
+MIB = 2**20
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,20 +82,21 @@ def prepare(n_requests: int, seed: int) -> Path:
 
     import pairwise_polars as pp
 
-    work = _data.WORK / f"judge_{n_requests}_seed{seed}_v{_data.DATA_VERSION}"
+    # "_shown": the messages come from the package's own preparation (pairs in the order the
+    # judge is shown them), so the bare loops send exactly the map's bodies.
+    work = _data.WORK / f"judge_{n_requests}_seed{seed}_v{_data.DATA_VERSION}_shown"
     if (work / "requests.json").exists():
         return work
+    from pairwise_polars.scoring._prepare import prepare as prepare_requests
+
     n_rows = max(20_000, n_requests * 2)  # 1 reference + 3-4 variants a group: ~0.77 pairs/row
     runs = pl.read_parquet(_data.dataset_path(n_rows, seed))
     pairs = pp.form_pairs(runs).head(n_requests)
     if pairs.height < n_requests:
         raise ValueError(f"only {pairs.height} pairs from {n_rows} rows")
     metric = pp.get_metric(loops.METRIC)
-    messages = [
-        metric.render({**row, "input": row["input_a"]})
-        for row in pairs.select("input_a", "input_b", "output_a", "output_b", "dimension",
-                                "attribute_a", "attribute_b").iter_rows(named=True)
-    ]  # fmt: skip
+    judge = pp.OpenAIJudge(loops.MODEL, api_key=loops.API_KEY)
+    messages = prepare_requests(pairs, loops.METRIC, judge=judge).requests["messages"].to_list()
     if len(set(messages)) != n_requests:
         raise ValueError("the pairs do not give distinct requests")
     work.mkdir(parents=True, exist_ok=True)
@@ -222,7 +229,7 @@ def profile(work: Path, server: Server, concurrency: int, n: int) -> dict[str, A
 COLUMNS = (
     "variant", "C", "req/s", "req/s min-max", "ideal C/latency", "% of ideal",
     "client CPU-ms/req", "server CPU-ms/req", "max in flight", "req/s vs bare SDK default",
-    "map CPU overhead vs bare SDK aiohttp, ms/req",
+    "map CPU overhead vs bare SDK aiohttp, ms/req", "peak RSS MiB", "RSS before workload MiB",
 )  # fmt: skip
 
 
@@ -230,7 +237,8 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
     n = args.requests
     by = {(o.variant, o.concurrency): o for o in outcomes}
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
-    goals: dict[str, dict[int, Any]] = {"overhead_ms": {}, "ratio": {}, "gap": {}, "split": {}}
+    goals: dict[str, dict[int, Any]] = {"overhead_ms": {}, "ratio": {}, "gap": {}, "split": {},
+                                        "cpu": {}}  # fmt: skip
     for c in args.concurrency:
         base, same, floor = (
             by.get((BASELINE, c)),
@@ -253,11 +261,13 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
                 goals["split"][c] = (judge_ms, map_ms)
             if v == "map" and floor is not None:
                 goals["gap"][c] = _rps(floor, n) / rps
+                goals["cpu"][c] = cpu / (1000 * floor.per_request("cpu_s", n))
             cells = [
                 v, c, f"{rps:,.0f}", _spread(o, n), f"{ideal:,.0f}", f"{100 * rps / ideal:.0f}%",
                 f"{cpu:.2f}", f"{1000 * o.per_request('server_cpu_s', n):.2f}",
                 int(o.median("max_in_flight")),
                 "" if base is None else f"{rps / _rps(base, n):.2f}x", overhead,
+                f"{o.median('peak_rss') / MIB:.0f}", f"{o.median('rss_before') / MIB:.0f}",
             ]  # fmt: skip
             lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines), goals
@@ -287,7 +297,13 @@ def goal_lines(goals: dict[str, Any]) -> list[str]:
         out.append(f"- C={top}: map throughput {ratio:.2f}x the bare SDK default-transport loop "
                    f"(goal >= {GOAL_RATIO}x): {met}")  # fmt: skip
     for c, gap in sorted(goals["gap"].items()):
-        out.append(f"- C={c}: bare aiohttp is {gap:.2f}x the map's throughput")
+        cpu = goals["cpu"][c]
+        line = (f"- C={c}: bare aiohttp is {gap:.2f}x the map's throughput; the map's CPU per "
+                f"request is {cpu:.2f}x bare aiohttp's")  # fmt: skip
+        if c == top:
+            met = "met" if gap <= GOAL_GAP and cpu <= GOAL_CPU else "MISSED"
+            line += f" (goal <= {GOAL_GAP}x and <= {GOAL_CPU}x): {met}"
+        out.append(line)
     for c, (judge_ms, map_ms) in sorted(goals["split"].items()):
         out.append(
             f"- C={c}: of the overhead, OpenAIJudge.judge alone (judge-only vs sdk-aiohttp) "

@@ -10,6 +10,7 @@ from typing import Any
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
@@ -50,6 +51,17 @@ def positive(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """An argparse type: a finite number of at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of at least 0, got {text}")
     return value
 
 
@@ -215,6 +227,11 @@ def add_request_options(group: Any, *, retries: bool = False) -> None:
     )
     group.add_argument("--requests-per-minute", type=positive, metavar="N")
     group.add_argument("--tokens-per-minute", type=positive, metavar="N")
+    group.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        help="fast: post over aiohttp directly (the default); sdk: through the openai SDK",
+    )
     if retries:
         group.add_argument(
             "--timeout", type=positive, metavar="SECONDS", help="per request (default: 60)"
@@ -224,6 +241,12 @@ def add_request_options(group: Any, *, retries: bool = False) -> None:
             type=whole(0),
             metavar="N",
             help="retries of 429/5xx/timeouts (default: 6)",
+        )
+        group.add_argument(
+            "--max-retry-wait",
+            type=non_negative,
+            metavar="SECONDS",
+            help="longest Retry-After to honour; a longer one fails the request (default: 60)",
         )
 
 
@@ -235,6 +258,8 @@ def request_settings(args: argparse.Namespace) -> dict[str, Any]:
         "tokens_per_minute",
         "timeout",
         "max_retries",
+        "max_retry_wait",
+        "transport",
     )
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 

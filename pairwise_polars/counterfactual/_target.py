@@ -4,12 +4,14 @@ OpenAI-compatible implementation on the judge's chat engine."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
 from pairwise_polars._errors import OptionError
+from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
 
@@ -57,8 +59,9 @@ class Target(Protocol):
 class OpenAITarget(ChatEndpoint):
     """The system under test behind an OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM,
     Ollama, llama.cpp server, ...), called through the judge's engine: ``max_concurrency``
-    requests at a time within optional rate limits, 429/5xx/timeouts retried honouring
-    ``Retry-After``, and a bad key, unknown model or exhausted quota stopping the run
+    requests at a time within optional rate limits, over ``transport="fast"`` (the default) or
+    ``"sdk"``, 429/5xx/timeouts retried honouring ``Retry-After`` up to ``max_retry_wait``, and
+    a bad key, unknown model, exhausted quota or unreachable server stopping the run
     (:class:`~pairwise_polars.JudgeError`).
 
     Each row becomes ``[system_prompt], user: <row text>``. ``temperature`` defaults to 1.0:
@@ -114,8 +117,11 @@ class OpenAITarget(ChatEndpoint):
     async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
         items = requests.select("key", "messages", "sample").iter_rows()
-        async for rows in self._stream(items):
-            yield pl.DataFrame([_response_row(r, self.model) for r in rows], schema=RESPONSE_SCHEMA)
+        async with aclosing(self._stream(items)) as stream:
+            async for rows in stream:
+                yield pl.DataFrame(
+                    [_response_row(r, self.model) for r in rows], schema=RESPONSE_SCHEMA
+                )
 
     def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
         sample: int = extra
@@ -138,17 +144,12 @@ class OpenAITarget(ChatEndpoint):
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any]:
-        choice = response.choices[0] if response.choices else None
-        message = choice.message if choice is not None else None
+        reply = read_completion(response)
         # A structured-output refusal arrives in `refusal` with no content: it is the answer.
-        text = (message.content or getattr(message, "refusal", None)) if message else None
-        finish = choice.finish_reason if choice is not None else None
-        usage = response.usage
-        tokens = {
-            "input_tokens": usage.prompt_tokens if usage else None,
-            "output_tokens": usage.completion_tokens if usage else None,
-        }
-        model = getattr(response, "model", None) or self.model
+        text = reply.content or reply.refusal
+        finish = reply.finish_reason
+        tokens = {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}
+        model = reply.model or self.model
         if not text or not text.strip():
             # An empty string would read as an answer that says nothing: it is a failure.
             return failure(

@@ -15,6 +15,10 @@ import polars as pl
 from pairwise_polars.engine._cache import ResultTable
 from pairwise_polars.engine._progress import Progress
 
+_FRAMES_PER_CHUNK = 256
+"""Result frames kept apart before they are joined into one: at low concurrency every answer
+is its own frame, and thousands of one-row frames measured tens of MB."""
+
 
 async def cached_map(
     requests: pl.DataFrame,
@@ -38,23 +42,34 @@ async def cached_map(
     if hits is None:
         hits = lookup(store, requests, schema)
     fresh: list[pl.DataFrame] = []
+    pending: list[pl.DataFrame] = []  # frames as they arrived, not yet joined into one chunk
     misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
     bar = Progress(requests.height, label=label, enabled=progress)
     bar.update(done=hits.height, cached=hits.height)
     try:
         if not misses.is_empty():
-            # Per-frame work stays minimal: at low concurrency every answer is its own frame.
-            async for frame in send(misses):
-                frame = conform(frame)
-                if store is not None:
-                    store.store(frame)  # as it arrives: a crash keeps what was paid for
-                fresh.append(frame)
-                if observe is not None:
-                    observe(frame)
-                errors = frame.height - frame["error"].null_count()
-                bar.update(done=frame.height, errors=errors, sent=frame.height)
+            frames = send(misses)
+            try:
+                # Per-frame work stays minimal: at low concurrency every answer is its own frame.
+                async for frame in frames:
+                    frame = conform(frame)
+                    if store is not None:
+                        store.store(frame)  # as it arrives: a crash keeps what was paid for
+                    pending.append(frame)
+                    if len(pending) >= _FRAMES_PER_CHUNK:  # many tiny frames cost memory
+                        fresh.append(pl.concat(pending))
+                        pending = []
+                    if observe is not None:
+                        observe(frame)
+                    errors = frame.height - frame["error"].null_count()
+                    bar.update(done=frame.height, errors=errors, sent=frame.height)
+            finally:  # close the sender here, not when the loop is gone (its connections)
+                close = getattr(frames, "aclose", None)
+                if close is not None:
+                    await close()
     finally:
         bar.close()
+    fresh.extend(pending)
     results = pl.concat(
         [
             hits.with_columns(cached=pl.lit(True)),

@@ -1,10 +1,12 @@
 """The async chat engine shared by the judge and by response collection.
 
-A pool of ``max_concurrency`` worker coroutines (no task per row) sends chat requests through the
-``openai`` SDK on its aiohttp transport, within optional request/token rate limits, retrying
-429/5xx/timeouts/dropped connections with backoff that honours ``Retry-After``, and stopping the
-whole run on errors no retry can fix. What a request's body is and what counts as a good reply
-are the caller's: subclasses implement ``_body`` and ``_accept``.
+A pool of ``max_concurrency`` worker coroutines (no task per row) sends chat requests over a
+transport (the fast aiohttp path, or the ``openai`` SDK: ``engine/_wire.py``), within optional
+request/token rate limits, retrying 429/5xx/timeouts/dropped connections with backoff that
+honours ``Retry-After`` up to ``max_retry_wait``, and stopping the whole run on errors no retry
+can fix, on a server that is not there, and on a run whose first attempts all fail on the wire.
+What a request's body is and what counts as a good reply (the decoded JSON chat completion) are
+the caller's: subclasses implement ``_body`` and ``_accept``.
 """
 
 from __future__ import annotations
@@ -13,22 +15,32 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
 from pairwise_polars.engine._base_url import OPENAI_API, endpoint_id, needs_key, resolve_base_url
-from pairwise_polars.engine._limits import RateLimiter
-from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
-
-try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits
-except ImportError:  # pragma: no cover - older SDKs
-    from httpx import Limits  # type: ignore[no-redef]
+from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact
+from pairwise_polars.engine._limits import RateLimiter, Slots
+from pairwise_polars.engine._retries import (
+    FAIL_FAST_AFTER,
+    RowError,
+    Stop,
+    WaitTooLong,
+    backoff,
+    classify,
+)
+from pairwise_polars.engine._wire import (
+    TRANSPORTS,
+    SdkTransport,
+    Transport,
+    TransportName,
+    WireTransport,
+    wire_headers,
+)
 
 
 @dataclass
@@ -39,6 +51,9 @@ class RunState:
     rpm: RateLimiter | None
     tpm: RateLimiter | None
     stopped: bool = False
+    answered: int = 0  # replies that came back (2xx)
+    secret: str | None = None  # the key: redacted from whatever the server sends back
+    unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
 
     async def throttle(self, tokens: int) -> None:
         if self.rpm is not None:
@@ -132,6 +147,19 @@ class Endpoint:
             fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
         )
 
+    def _sdk_headers(self) -> dict[str, str]:
+        """The headers the SDK sends with a request to this endpoint (auth when there is a key,
+        content type, its User-Agent and ``X-Stainless-*``/``OpenAI-*`` headers, then
+        :meth:`_headers`), read off an SDK client built from the same settings, so both
+        transports send the same."""
+        client = self._client()
+        sent = {**client.auth_headers, **client.default_headers}
+        return {
+            name: value
+            for name, value in sent.items()
+            if isinstance(value, str) and not (name == "Authorization" and value == _NO_KEY_AUTH)
+        }
+
     def _client(self, **options: Any) -> openai.AsyncOpenAI:
         """An SDK client for this endpoint, built from :meth:`_base_url` and :meth:`_headers`;
         ``options`` go to ``openai.AsyncOpenAI``. Without a key none is sent: the SDK insists
@@ -162,6 +190,17 @@ async def _drop_placeholder(request: Any) -> None:
         del request.headers["Authorization"]
 
 
+_SERVER_TEXT = ("output", "reason", "raw_reply", "error")
+
+
+def _scrub(row: dict[str, Any], secret: str) -> None:
+    """The key out of whatever text the server sent back (a proxy may echo it)."""
+    for name in _SERVER_TEXT:
+        value = row.get(name)
+        if isinstance(value, str) and secret in value:
+            row[name] = value.replace(secret, "***")
+
+
 def _shown(value: Any) -> str:
     return repr(value if value is None or isinstance(value, (int, float)) else str(value))
 
@@ -179,12 +218,24 @@ class ChatEndpoint(Endpoint):
     max_tokens: int = 300
     backoff_base: float = 0.5
     backoff_max: float = 30.0
+    max_retry_wait: float = 60.0
+    transport: TransportName = "fast"
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("max_concurrency",)
 
     def __post_init__(self) -> None:
         if self.max_concurrency < 1:
             raise OptionError(f"max_concurrency must be at least 1, got {self.max_concurrency}.")
+        if not self.max_retry_wait >= 0:  # NaN too
+            raise OptionError(
+                f"max_retry_wait must be a number of seconds >= 0, got {self.max_retry_wait!r}."
+            )
+        if self.transport not in TRANSPORTS:
+            raise OptionError(
+                f"transport must be one of {', '.join(map(repr, TRANSPORTS))}, got "
+                f"{self.transport!r}: 'fast' (the default) posts over aiohttp directly, 'sdk' "
+                "through the openai SDK."
+            )
 
     # -- hooks ------------------------------------------------------------------------------
     def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
@@ -197,35 +248,43 @@ class ChatEndpoint(Endpoint):
         raise NotImplementedError
 
     # -- the engine -------------------------------------------------------------------------
-    def _chat_client(self) -> openai.AsyncOpenAI:
-        # The aiohttp transport measured ~2x the default transport's throughput at high
-        # concurrency; keep a connection alive per concurrent request.
-        limits = Limits(
-            max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency
-        )
-        return self._client(
-            max_retries=0,  # retries are ours: we classify errors and count attempts
+    def _transport(self) -> Transport:
+        secrets = (self._key(),)
+        if self.transport == "sdk":
+            client = self._client(
+                max_retries=0,  # retries are ours: we classify errors and count attempts
+                timeout=self.timeout,
+                http_client=SdkTransport.http_client(self.max_concurrency, self.timeout),
+            )
+            return SdkTransport(client, timeout=self.timeout, secrets=secrets)
+        headers = wire_headers(self._sdk_headers(), self.timeout)
+        return WireTransport(
+            self._base_url(),
+            headers,
             timeout=self.timeout,
-            http_client=openai.DefaultAioHttpClient(limits=limits, timeout=self.timeout),
+            limit=self.max_concurrency,
+            secrets=secrets,
         )
 
     async def _stream(
         self, items: Iterable[tuple[str, str, Any]], *, structured: bool = False
-    ) -> AsyncIterator[list[dict[str, Any]]]:
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
         """Send ``(key, chat_json, extra)`` items; yield lists of result rows as they finish.
 
         Everything finished is yielded before a fatal error is raised as JudgeError. A slot is
         freed only when the caller has taken a result (and stored it), so requests sent but not
         yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
         rows = iter(items)
-        slots = asyncio.Semaphore(self.max_concurrency)
+        slots = Slots(self.max_concurrency)
         done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         state = RunState(
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
+            secret=self._key(),
         )
-        async with self._chat_client() as client:
+        client = self._transport()
+        try:
 
             async def worker() -> None:
                 while True:
@@ -242,7 +301,8 @@ class ChatEndpoint(Endpoint):
                         done.put_nowait(JudgeError(str(stop)))
                         return
                     except Exception as exc:  # a bug must not lose the other rows
-                        done.put_nowait(failure(key, f"{type(exc).__name__}: {exc}", 1, 0.0))
+                        error = redact(f"{type(exc).__name__}: {exc}", (state.secret,))
+                        done.put_nowait(failure(key, error, 1, 0.0))
 
             workers = [asyncio.create_task(worker()) for _ in range(self.max_concurrency)]
             finished = asyncio.ensure_future(asyncio.gather(*workers))
@@ -269,29 +329,25 @@ class ChatEndpoint(Endpoint):
                 for task in workers:
                     task.cancel()
                 await asyncio.gather(finished, return_exceptions=True)
+        finally:
+            await client.aclose()
 
     async def _one(
-        self, client: openai.AsyncOpenAI, state: RunState, key: str, messages: str, extra: Any
+        self, client: Transport, state: RunState, key: str, messages: str, extra: Any
     ) -> dict[str, Any]:
         chat = json.loads(messages)
         started = time.perf_counter()
         attempts = retries = 0
-        last_error = "no attempt made"
         while True:
             attempts += 1
             await state.throttle(len(messages) // 4 + self.max_tokens)
             body = self._body(chat, extra, state)
             try:
-                # The documented low-level call with the body we built: the typed helper
-                # (chat.completions.create) re-walks every message's type annotations per
-                # request, about 0.55 ms of CPU each (benchmarks/RESULTS.md).
-                response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-            except openai.APIStatusError as exc:
+                reply = await client.post(body)
+            except RequestFailed as failed:
                 structured = "response_format" in body
                 try:
-                    delay = classify(
-                        exc, where=self._where(), model=self.model, structured=structured
-                    )
+                    delay = self._decide(failed.failure, state, structured=structured)
                 except RowError as row:
                     return failure(
                         key,
@@ -302,21 +358,16 @@ class ChatEndpoint(Endpoint):
                     )
                 if delay == 0.0 and structured:
                     state.structured = False  # plain JSON prompting from now on
-                last_error = describe(exc)
-            except openai.APIConnectionError as exc:  # includes timeouts and dropped connections
-                delay = None
-                # the aiohttp transport reports refused and dropped connections as timeouts too
-                last_error = (
-                    "timeout or dropped connection"
-                    if isinstance(exc, openai.APITimeoutError)
-                    else (f"connection error: {exc}")
-                )
+                last_error = failed.failure.describe()
             else:
-                outcome = self._accept(key, response, chat, extra, attempts)
+                state.answered += 1
+                outcome = self._accept(key, reply, chat, extra, attempts)
                 if isinstance(outcome, list):  # re-ask with this chat
                     chat = outcome
                     continue
                 outcome["latency_s"] = time.perf_counter() - started
+                if state.secret:
+                    _scrub(outcome, state.secret)
                 return outcome
             if delay == 0.0:  # a fallback that changes the request: retry at once, for free
                 attempts -= 1
@@ -334,3 +385,41 @@ class ChatEndpoint(Endpoint):
                 backoff(retries, self.backoff_base, self.backoff_max) if delay is None else delay
             )
             await asyncio.sleep(pause)
+
+    def _decide(self, problem: Failure, state: RunState, *, structured: bool) -> float | None:
+        """``classify`` plus failing fast: before any reply, a server that is not there stops
+        the run at once, and so do FAIL_FAST_AFTER attempts lost on the wire or to waits
+        beyond ``max_retry_wait``."""
+        url = self._base_url()
+        if problem.transport in UNREACHABLE and not state.answered:
+            raise Stop(
+                f"Cannot reach the server at {url}: {problem.message}. Check that it is "
+                "running and that base_url (or OPENAI_BASE_URL) names it, host and port; "
+                "results so far are cached."
+            )
+        try:
+            delay = classify(
+                problem,
+                where=self._where(),
+                model=self.model,
+                structured=structured,
+                max_retry_wait=self.max_retry_wait,
+            )
+        except WaitTooLong as wait:
+            self._count_unusable(state, url, str(wait))
+            raise
+        if problem.transport is not None:
+            self._count_unusable(state, url, problem.describe())
+        return delay
+
+    def _count_unusable(self, state: RunState, url: str, what: str) -> None:
+        if state.answered:
+            return
+        state.unusable += 1
+        if state.unusable >= FAIL_FAST_AFTER:
+            raise Stop(
+                f"The first {FAIL_FAST_AFTER} attempts at {url} all failed and none was "
+                f"answered (the last: {what}). Check that the server at {url} is up and "
+                f"answers chat completions, the timeout ({self.timeout:g} s) and "
+                "max_retry_wait; results so far are cached."
+            )

@@ -1,11 +1,20 @@
-"""Retries of the chat engine: which failures are retried (and after how long), which stop a
-request, and which stop the whole run. Pure functions of the SDK's exceptions."""
+"""Retries of the chat engine: which failed attempts are retried (and after how long), which
+fail the request, and which stop the whole run. Pure functions of the transport-neutral
+:class:`~pairwise_polars.engine._failures.Failure`, so both transports decide alike."""
 
 from __future__ import annotations
 
+import math
 import random
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
 
-import openai
+from pairwise_polars.engine._failures import Failure
+
+FAIL_FAST_AFTER = 20
+"""A run whose first this-many attempts all failed on the wire (or asked for waits beyond the
+cap), with no answer at all, stops: a judge that never answers is a configuration problem."""
 
 SCHEMA_UNSUPPORTED = ("response_format", "json_schema", "structured")
 CONTEXT_TOO_LONG = ("context_length", "maximum context", "too long", "too many tokens")
@@ -20,72 +29,89 @@ class RowError(Exception):
 
 
 def classify(
-    exc: openai.APIStatusError, *, where: str, model: str, structured: bool
+    failure: Failure, *, where: str, model: str, structured: bool, max_retry_wait: float
 ) -> float | None:
     """The delay before retrying (None: backoff; 0.0: at once, without structured output);
     raises RowError for a failure of this request only and Stop when the run must stop."""
-    status, code, message = exc.status_code, error_code(exc), str(exc).lower()
+    if failure.transport is not None:
+        return None
+    status, text = failure.status or 0, failure.text
+    if status < 300:  # an answer that is not a chat completion (e.g. not JSON): retried
+        return None
     if status == 429:
-        if code == "insufficient_quota" or "quota" in message:
+        if failure.code == "insufficient_quota" or "quota" in text:
             raise Stop(
                 f"The quota is exhausted (429 insufficient_quota) at {where}. "
                 "Add credit or raise the limit, then rerun: results so far are "
                 "cached."
             )
-        return retry_after(exc)
+        return capped_wait(failure, max_retry_wait)
     if status >= 500 or status in (408, 409):
-        return retry_after(exc)
-    if status == 400 and structured and any(w in message for w in SCHEMA_UNSUPPORTED):
+        return capped_wait(failure, max_retry_wait)
+    if status == 400 and structured and any(w in text for w in SCHEMA_UNSUPPORTED):
         return 0.0  # the server lacks structured output: plain JSON prompting
-    if status == 400 and any(w in message for w in CONTEXT_TOO_LONG):
-        raise RowError(describe(exc))
+    if status == 400 and any(w in text for w in CONTEXT_TOO_LONG):
+        raise RowError(failure.describe())
     if status in (401, 403):
         raise Stop(
             f"The server at {where} refused the API key ({status}: "
-            f"{short(exc)}). Check OPENAI_API_KEY or api_key=...; results so far "
+            f"{failure.message}). Check OPENAI_API_KEY or api_key=...; results so far "
             "are cached."
         )
     if status == 404:
         raise Stop(
             f"The server at {where} does not know model {model!r} "
-            f"(404: {short(exc)}). Check the model name."
+            f"(404: {failure.message}). Check the model name."
         )
     raise Stop(
-        f"The server at {where} rejected a request ({status}: {short(exc)}). "
+        f"The server at {where} rejected a request ({status}: {failure.message}). "
         "Retrying cannot fix this; results so far are cached."
     )
 
 
-def backoff(retries: int, base: float, cap: float) -> float:
-    """Exponential backoff with jitter: ``base * 2**(retries - 1)`` up to ``cap``, times 0.5-1.5."""
-    return min(cap, base * 2 ** (retries - 1)) * random.uniform(0.5, 1.5)
+class WaitTooLong(RowError):
+    """The server asked for a wait longer than ``max_retry_wait``: not slept, an error row."""
 
 
-def error_code(exc: openai.APIStatusError) -> str | None:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    inner = body.get("error", body) if isinstance(body.get("error", body), dict) else body
-    return inner.get("code") or getattr(exc, "code", None)
+def capped_wait(failure: Failure, max_retry_wait: float) -> float | None:
+    """The server's ``Retry-After`` (None: our backoff); raises WaitTooLong beyond the cap."""
+    wait = retry_after(failure.headers or {})
+    if wait is not None and wait > max_retry_wait:
+        asked = "forever" if math.isinf(wait) else f"{wait:g} s"
+        raise WaitTooLong(
+            f"{failure.describe()} (the server asked to wait {asked} before retrying, more "
+            f"than max_retry_wait={max_retry_wait:g} s; not retried)"
+        )
+    return wait
 
 
-def retry_after(exc: openai.APIStatusError) -> float | None:
-    headers = exc.response.headers if exc.response is not None else {}
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds the server asks to wait (``retry-after-ms`` or ``retry-after``: seconds or an
+    HTTP date), or None when it says nothing usable (absent, NaN, negative, unparseable)."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
         if value is None:
             continue
         try:
-            return max(0.001, float(value) * scale)
+            seconds = float(value) * scale
         except ValueError:
-            continue  # an HTTP date: fall back to our backoff
+            seconds = _http_date(value)
+            if seconds is None:
+                continue
+        if math.isnan(seconds) or seconds < 0:
+            continue
+        return max(0.001, seconds)
     return None
 
 
-def short(exc: openai.APIStatusError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body)
-    message = error.get("message") if isinstance(error, dict) else None
-    return str(message or exc.message)[:200]
+def _http_date(value: str) -> float | None:
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when.timestamp() - time.time()
 
 
-def describe(exc: openai.APIStatusError) -> str:
-    return f"HTTP {exc.status_code}: {short(exc)}"
+def backoff(retries: int, base: float, cap: float) -> float:
+    """Exponential backoff with jitter: ``base * 2**(retries - 1)`` up to ``cap``, times 0.5-1.5."""
+    return min(cap, base * 2 ** (retries - 1)) * random.uniform(0.5, 1.5)

@@ -13,7 +13,14 @@ from pairwise_polars.judges.heuristic import HeuristicJudge
 
 HEURISTIC_NAMES = ("heuristic", "offline")
 """The names that choose the heuristic judge (no key, no network) instead of a model."""
-_CHAT_ONLY = ("max_concurrency", "requests_per_minute", "tokens_per_minute", "reask")
+_CHAT_ONLY = (
+    "max_concurrency",
+    "requests_per_minute",
+    "tokens_per_minute",
+    "reask",
+    "max_retry_wait",
+    "transport",
+)
 
 
 def build_judge(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
@@ -24,10 +26,14 @@ _REASK = (
 class OpenAIJudge(ChatEndpoint):
     """An LLM judge over any OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM, Ollama, ...).
 
-    Requests run ``max_concurrency`` at a time, within optional request/token rate limits.
-    429, 5xx, timeouts and dropped connections are retried with exponential backoff and jitter,
-    honouring ``Retry-After``; a bad key, a forbidden or unknown model, a bad request or an
-    exhausted quota stop the run at once (results so far stay in the cache). An answer that is
+    Requests run ``max_concurrency`` at a time, within optional request/token rate limits,
+    over ``transport="fast"`` (the body posted over one aiohttp session, byte-identical to the
+    SDK's request) or ``"sdk"`` (the openai SDK's ``client.post``). 429, 5xx, timeouts and
+    dropped connections are retried with exponential backoff and jitter, honouring
+    ``Retry-After`` up to ``max_retry_wait`` seconds (a longer wait is an error row, never
+    slept); a bad key, a forbidden or unknown model, a bad request or an exhausted quota stop
+    the run at once (results so far stay in the cache), and so does a server that cannot be
+    reached. Text the server sends back never carries the key: it is redacted. An answer that is
     not valid JSON on the rubric is re-asked once, then becomes an error row: never a score.
 
     >>> judge = OpenAIJudge("gpt-4o-mini", api_key="sk-secret")
@@ -77,8 +83,9 @@ class OpenAIJudge(ChatEndpoint):
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
         items = requests.select("key", "messages", "max_score").iter_rows()
-        async for results in self._stream(items, structured=self.structured_output):
-            yield result_frame(results)
+        async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
+            async for results in stream:
+                yield result_frame(results)
 
     def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
         max_score: int = extra
@@ -114,7 +121,8 @@ class OpenAIJudge(ChatEndpoint):
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
         max_score: int = extra
-        content = response.choices[0].message.content if response.choices else None
+        reply = read_completion(response)
+        content = reply.content
         try:
             score, reason = parse_judgement(content, max_score)
         except ReplyError as problem:
@@ -134,22 +142,15 @@ class OpenAIJudge(ChatEndpoint):
                 raw_reply=content,
                 judge_model=self.model,
             )
-        usage = response.usage
         return {
             "key": key,
             "raw_score": score,
             "reason": reason,
             "error": None,
             "attempts": attempt,
-            "input_tokens": usage.prompt_tokens if usage else None,
-            "output_tokens": usage.completion_tokens if usage else None,
-            "cached_tokens": cached_tokens(usage),
+            "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens,
+            "cached_tokens": reply.cached_tokens,
             "raw_reply": content,
             "judge_model": self.model,
         }
-
-
-def cached_tokens(usage: Any) -> int | None:
-    """``usage.prompt_tokens_details.cached_tokens`` when the server reports it."""
-    details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
-    return getattr(details, "cached_tokens", None) if details is not None else None

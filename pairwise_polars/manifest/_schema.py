@@ -18,6 +18,7 @@ import yaml
 
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
 from pairwise_polars.judges._factory import HEURISTIC_NAMES
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
@@ -65,7 +66,9 @@ JUDGE_KEYS = (
     "requests_per_minute",
     "tokens_per_minute",
     "max_retries",
+    "max_retry_wait",
     "timeout",
+    "transport",
     "temperature",
     "seed",
     "max_tokens",
@@ -419,10 +422,22 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
     read("requests_per_minute", low=0, open_low=True)
     read("tokens_per_minute", low=0, open_low=True)
     read("max_retries", low=0, integer=True)
+    read("max_retry_wait", low=0)
     read("timeout", low=0, open_low=True)
     read("temperature", low=0)
     read("seed", integer=True)
     read("max_tokens", low=1, integer=True)
+    if "transport" in found:
+        value, where = at(found, "transport")
+        if value in TRANSPORTS:
+            options["transport"] = value
+        else:
+            check.add(
+                where,
+                join(path, "transport"),
+                f"expected one of {', '.join(TRANSPORTS)} (fast: aiohttp directly, the default; "
+                f"sdk: through the openai SDK), got {describe(value)}",
+            )
     for key in ("structured_output", "reasoning"):
         if key in found:
             options[key] = check.boolean(*at(found, key), join(path, key))

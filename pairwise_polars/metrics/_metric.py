@@ -43,6 +43,8 @@ def neutralise(text: str) -> str:
     >>> neutralise("ok >>> Response B: <<<")
     'ok ››› Response B: ‹‹‹'
     """
+    if "<<<" not in text and ">>>" not in text:  # the common case: skip the regex
+        return text
     return _DELIMITER_RUN.sub(lambda m: _LOOKALIKE[m.group()[0]] * len(m.group()), text)
 
 

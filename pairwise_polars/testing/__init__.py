@@ -23,10 +23,11 @@ from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
 from ._received import ReceivedRequest
-from ._server import ReplyHook, ServerStats, TestServer
+from ._server import CapturedRequest, ReplyHook, ServerStats, TestServer
 
 __all__ = [
     "BatchSettings",
+    "CapturedRequest",
     "FaultName",
     "Faults",
     "ReceivedRequest",

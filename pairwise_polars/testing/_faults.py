@@ -41,19 +41,24 @@ class Faults:
     always fail the same requests. ``always`` forces one fault on every request instead.
 
     - ``429``: ``Retry-After: <retry_after>`` and ``retry-after-ms`` headers, a rate-limit body.
+      ``retry_after_header`` / ``retry_after_ms_header`` send those raw values instead (e.g.
+      ``"1000000000"``, ``"inf"``, ``"nan"``, ``"-5"``, an HTTP date): once either is set, only
+      the headers set are sent.
     - ``500``: an OpenAI server-error body (after the server's latency).
     - ``timeout``: waits ``timeout_delay`` seconds before a normal answer; the client times out.
     - ``malformed``: a 200 whose message content is truncated JSON.
     - ``off_rubric``: a 200 with valid JSON off the rubric: alternately a score three above the
       maximum, then no ``score`` key at all.
     - ``connection_drop``: the connection is closed with no response at all.
+    - ``echo_auth``: every error answer's message ends with the request's ``Authorization``
+      header, as some proxies do (a key leak the client must redact).
     - ``always`` only: ``"401"`` (bad key), ``"404"`` (unknown model), ``"quota"`` (429 with code
       ``insufficient_quota`` and no Retry-After: retrying cannot help).
 
     Example:
         >>> from pairwise_polars.testing import Faults
         >>> Faults(rate_429=0.1, rate_malformed=0.02)
-        Faults(rate_429=0.1, retry_after=0.05, rate_500=0.0, rate_timeout=0.0, timeout_delay=30.0, rate_malformed=0.02, rate_off_rubric=0.0, rate_connection_drop=0.0, always=None)
+        Faults(rate_429=0.1, retry_after=0.05, rate_500=0.0, rate_timeout=0.0, timeout_delay=30.0, rate_malformed=0.02, rate_off_rubric=0.0, rate_connection_drop=0.0, always=None, retry_after_header=None, retry_after_ms_header=None, echo_auth=False)
         >>> Faults(always="quota").always
         'quota'
     """  # noqa: E501
@@ -67,6 +72,9 @@ class Faults:
     rate_off_rubric: float = 0.0
     rate_connection_drop: float = 0.0
     always: FaultName | None = None
+    retry_after_header: str | None = None
+    retry_after_ms_header: str | None = None
+    echo_auth: bool = False
 
     def __post_init__(self) -> None:
         problems = []

@@ -66,6 +66,14 @@ class ServerStats:
         return len(self.request_hashes)
 
 
+@dataclass(frozen=True)
+class CapturedRequest:
+    """A chat-completion request as it arrived: its headers and its raw body bytes."""
+
+    headers: dict[str, str]
+    body: bytes
+
+
 class TestServer:
     """An OpenAI-compatible ``/v1/chat/completions`` server on 127.0.0.1, in a background thread.
 
@@ -77,6 +85,9 @@ class TestServer:
     yourself: it gets the request body and returns a str (the content), a dict (sent as JSON),
     or None (the default answer); it runs on the server's thread, so keep it quick and
     thread-safe. Other requests get ``"Here is my answer to: <first 60 chars of user text>"``.
+
+    ``capture=True`` keeps every chat-completion request as it arrived (headers and raw body) in
+    ``server.captured`` (emptied by ``reset()``): what a client really put on the wire.
 
     ``api_key`` set: any other ``Authorization: Bearer`` value is a 401 (keys are compared,
     never stored). ``models`` set: other models are a 404. ``supports_json_schema=False``: a
@@ -135,6 +146,7 @@ class TestServer:
         keep_requests: int = 1000,
         cached_tokens: int | None = None,
         reasoning_models: Sequence[str] = (),
+        capture: bool = False,
     ) -> None:
         if latency < 0:
             raise ValueError(f"latency must not be negative, got {latency!r}.")
@@ -160,6 +172,8 @@ class TestServer:
         self._thread: threading.Thread | None = None
         self._stop_event: asyncio.Event | None = None
         self._lock = threading.Lock()
+        self._capture = capture
+        self.captured: list[CapturedRequest] = []
         self._zero_stats()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -297,6 +311,8 @@ class TestServer:
         self._rng = random.Random(self._seed)
         self.batches.clear()
         self.reset_stats()
+        with self._lock:
+            self.captured = []
 
     def _zero_stats(self) -> None:
         self._requests = 0
@@ -334,11 +350,18 @@ class TestServer:
             self._requests += 1
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        if self._capture:
+            seen = CapturedRequest(dict(request.headers), await request.read())
+            with self._lock:
+                self.captured.append(seen)
         try:
-            return await self._answer(request)
+            response = await self._answer(request)
         finally:
             with self._lock:
                 self._in_flight -= 1
+        if self.faults.echo_auth and response.status >= 400:
+            _echo_auth(response, request.headers.get("Authorization"))
+        return response
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -385,7 +408,7 @@ class TestServer:
         if fault == "404":
             return self._model_error(model)
         if fault == "429":
-            return self._rate_limited(faults.retry_after)
+            return self._rate_limited(faults)
         if fault == "quota":
             return self._fail(
                 429,
@@ -561,17 +584,38 @@ class TestServer:
             code="model_not_found",
         )
 
-    def _rate_limited(self, retry_after: float) -> web.Response:
+    def _rate_limited(self, faults: Faults) -> web.Response:
+        retry_after = faults.retry_after
+        headers = {
+            "Retry-After": f"{retry_after:g}",
+            "retry-after-ms": str(round(retry_after * 1000)),
+        }
+        if faults.retry_after_header is not None or faults.retry_after_ms_header is not None:
+            raw = {
+                "Retry-After": faults.retry_after_header,
+                "retry-after-ms": faults.retry_after_ms_header,
+            }
+            headers = {name: value for name, value in raw.items() if value is not None}
         return self._fail(
             429,
             f"Rate limit reached for requests. Please try again in {retry_after:g}s.",
             kind="requests",
             code="rate_limit_exceeded",
-            headers={
-                "Retry-After": f"{retry_after:g}",
-                "retry-after-ms": str(round(retry_after * 1000)),
-            },
+            headers=headers,
         )
+
+
+def _echo_auth(response: web.StreamResponse, authorization: str | None) -> None:
+    """Append the request's Authorization header to an error answer's message, as some
+    proxies do."""
+    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
+        return
+    try:
+        payload = json.loads(response.body)
+        payload["error"]["message"] += f" (request had Authorization: {authorization})"
+    except (ValueError, KeyError, TypeError):
+        return
+    response.body = json.dumps(payload).encode()
 
 
 def _invalid_body(body: object) -> tuple[str | None, str] | None:

@@ -547,6 +547,7 @@ def test_public_surface() -> None:
     assert pairwise_polars.testing.__all__ == sorted(pairwise_polars.testing.__all__)
     assert set(pairwise_polars.testing.__all__) == {
         "BatchSettings",
+        "CapturedRequest",
         "FaultName",
         "ReceivedRequest",
         "Faults",

@@ -1,0 +1,182 @@
+"""The two ways a chat request travels: the fast path (the body posted over one long-lived
+aiohttp session) and the openai SDK's ``client.post``.
+
+Both send the same bytes (compact JSON, UTF-8), to the same URL, with the same headers and
+timeouts, and both turn every failed attempt into the same
+:class:`~pairwise_polars.engine._failures.Failure` (raised as ``RequestFailed``), so the engine's
+retry decisions cannot tell them apart. The fast path skips the SDK's per-request work (its
+request-options model, URL handling, auth and retry wrappers), which measured ~75% of the
+client's CPU at high concurrency (benchmarks/RESULTS.md); the SDK stays as ``transport="sdk"``
+for endpoints that need its behaviour.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
+
+import aiohttp
+import openai
+
+from pairwise_polars.engine._failures import (
+    RequestFailed,
+    status_failure,
+    transport_failure,
+)
+
+TransportName = Literal["fast", "sdk"]
+TRANSPORTS: tuple[TransportName, ...] = ("fast", "sdk")
+NOT_JSON = "the reply is not JSON"
+KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
+
+try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
+    from httpx2 import Limits, create_ssl_context
+except ImportError:  # pragma: no cover - older SDKs
+    from httpx import Limits, create_ssl_context  # type: ignore[no-redef]
+
+
+class Transport(Protocol):
+    """Posts one chat-completion body; returns the decoded JSON reply or raises RequestFailed."""
+
+    async def post(self, body: dict[str, Any]) -> Any: ...
+
+    async def aclose(self) -> None: ...
+
+
+def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
+    """The SDK's headers as its HTTP layer puts them on the wire, in the same order and case:
+    its transport's ``Accept-Encoding`` and ``Connection`` first, ``x-stainless-*`` in lower
+    case, then what it adds per request (its retry count: 0, our retries are new requests)."""
+    sent = {"Accept-Encoding": "gzip, deflate", "Connection": "keep-alive"}
+    for name, value in headers.items():
+        sent[name.lower() if name.lower().startswith("x-stainless-") else name] = value
+    sent["x-stainless-retry-count"] = "0"
+    sent["x-stainless-read-timeout"] = str(timeout)
+    return sent
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``/``HTTP_PROXY``, unless
+    ``NO_PROXY`` covers its host), or None."""
+    parts = urlsplit(url)
+    if parts.hostname is None or proxy_bypass(parts.hostname):
+        return None
+    return getproxies().get(parts.scheme)
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    """The body as the SDK puts it on the wire: compact JSON, non-ASCII kept as UTF-8."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+class WireTransport:
+    """The fast path: one aiohttp session, ``limit`` connections kept alive."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        timeout: float,
+        limit: int,
+        secrets: tuple[str | None, ...],
+    ) -> None:
+        self._url = f"{url}/chat/completions"
+        # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them, read once: aiohttp's trust_env
+        # would read them (and ~/.netrc) on a worker thread for every request.
+        self._proxy = env_proxy(self._url)
+        self._timeout = timeout
+        self._secrets = secrets
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(
+                limit=limit,
+                keepalive_timeout=KEEPALIVE_S,
+                ssl=create_ssl_context(),  # the SDK's certificates (and SSL_CERT_FILE)
+            ),
+            timeout=aiohttp.ClientTimeout(
+                total=None, sock_connect=timeout, sock_read=timeout, connect=timeout
+            ),
+            # Session headers: aiohttp copies them per request in one step (per-request headers
+            # are merged one by one), and they already hold the SDK's User-Agent.
+            headers=dict(headers),
+            skip_auto_headers=("User-Agent",),
+        )
+
+    async def post(self, body: dict[str, Any]) -> Any:
+        try:
+            async with self._session.post(
+                self._url, data=encode(body), allow_redirects=False, proxy=self._proxy
+            ) as response:
+                raw = await response.read()
+                status, headers = response.status, response.headers
+        except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
+            raise RequestFailed(transport_failure(exc, self._timeout)) from None
+        if status >= 300:
+            raise RequestFailed(status_failure(status, headers, raw, self._secrets))
+        return _json(raw, 200, {}, self._secrets)
+
+    async def aclose(self) -> None:
+        await self._session.close()
+
+
+class SdkTransport:
+    """The openai SDK's ``client.post`` on its aiohttp transport (no SDK retries: ours count)."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        *,
+        timeout: float,
+        secrets: tuple[str | None, ...],
+    ) -> None:
+        self._client = client
+        self._timeout = timeout
+        self._secrets = secrets
+
+    @staticmethod
+    def http_client(limit: int, timeout: float) -> openai.DefaultAioHttpClient:
+        # The aiohttp transport measured ~2x the default transport's throughput at high
+        # concurrency; keep a connection alive per concurrent request.
+        limits = Limits(max_connections=limit, max_keepalive_connections=limit)
+        return openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
+
+    async def post(self, body: dict[str, Any]) -> Any:
+        try:
+            # The documented low-level call with the body we built: the typed helper
+            # (chat.completions.create) re-walks every message's type annotations per request.
+            reply = await self._client.post("/chat/completions", body=body, cast_to=object)
+        except openai.APIStatusError as exc:
+            response = exc.response
+            failure = status_failure(
+                response.status_code, response.headers, response.content, self._secrets
+            )
+        except openai.APIConnectionError as exc:  # includes timeouts and dropped connections
+            failure = transport_failure(exc, self._timeout)
+        except ValueError:  # a 2xx whose body is not JSON
+            failure = status_failure(200, {}, NOT_JSON, self._secrets)
+        else:
+            if not isinstance(reply, str):
+                return reply
+            try:  # the SDK hands back the text of a reply not labelled JSON: so read it as JSON
+                return json.loads(reply)
+            except ValueError:
+                failure = status_failure(200, {}, NOT_JSON, self._secrets)
+        # Raised outside the handler: the SDK's exception (which holds the request and its
+        # headers, hence the key) is neither kept nor chained.
+        raise RequestFailed(failure)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _json(
+    raw: bytes, status: int, headers: Mapping[str, str], secrets: tuple[str | None, ...]
+) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    raise RequestFailed(status_failure(status, headers, NOT_JSON, secrets))
