@@ -21,7 +21,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
-from pairwise_polars.engine._limits import RateLimiter
+from pairwise_polars.engine._limits import SHARED_LIMITS, Limiter, RateLimiter
 from pairwise_polars.engine._retries import RowError, Stop, backoff, classify, describe
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
@@ -35,8 +35,8 @@ class RunState:
     """What one run's workers share: rate limiters, the structured-output switch, the stop flag."""
 
     structured: bool
-    rpm: RateLimiter | None
-    tpm: RateLimiter | None
+    rpm: Limiter | None
+    tpm: Limiter | None
     stopped: bool = False
 
     async def throttle(self, tokens: int) -> None:
@@ -159,11 +159,14 @@ class ChatEndpoint(Endpoint):
         rows = iter(items)
         slots = asyncio.Semaphore(self.max_concurrency)
         done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
+        shared = SHARED_LIMITS.get()
         state = RunState(
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
         )
+        if shared is not None:  # a runner's limits, shared with its other workers
+            state.rpm, state.tpm = shared
         async with self._chat_client() as client:
 
             async def worker() -> None:

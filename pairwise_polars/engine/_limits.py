@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
+from typing import Protocol
 
 
 class RateLimiter:
@@ -30,3 +32,18 @@ class RateLimiter:
                     self._tokens -= amount
                     return
                 await asyncio.sleep((amount - self._tokens) / self.rate)
+
+
+class Limiter(Protocol):
+    """Anything that waits until ``amount`` may be spent: a :class:`RateLimiter`, or a runner's
+    limiter shared by several processes (the Ray runner's token-bucket actor)."""
+
+    async def acquire(self, amount: float = 1.0) -> None: ...
+
+
+SHARED_LIMITS: ContextVar[tuple[Limiter | None, Limiter | None] | None] = ContextVar(
+    "pairwise_polars_shared_limits", default=None
+)
+"""(requests, tokens) limiters that a distributed runner sets around a judge call: when set,
+the chat engine waits on them instead of building the call's own buckets, so one limit holds
+across every worker of a run."""

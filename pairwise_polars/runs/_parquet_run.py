@@ -20,18 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pairwise_polars._errors import EmptyDataWarning, OptionError, PairwiseWarning, RunStateError
+from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
 from pairwise_polars.io import source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
 from pairwise_polars.metrics import Metric, pairwise_metrics
 from pairwise_polars.pairing import (
-    SKIP_REASON,
     ColumnNames,
     Columns,
     PairingOptions,
     Strategy,
-    form_pairs,
 )
 from pairwise_polars.pairing._groups import check_pairing
 from pairwise_polars.runs._chunks import (
@@ -49,9 +47,9 @@ from pairwise_polars.runs._journal import (
     Journal,
     locked,
     open_journal,
-    part_name,
     write_atomically,
 )
+from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.scoring import ORDERS, CacheLike, MetricsLike, Order, Scoring, prepare
 from pairwise_polars.summary import aggregate
@@ -59,9 +57,6 @@ from pairwise_polars.summary import aggregate
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
-"""Left out of the scored parts unless ``keep_text=True``: the source holds them (join on
-``id_a`` / ``id_b``), and writing them again would cost more than the pairing itself."""
 DEFAULT_CHUNK_SIZE = 50_000
 
 
@@ -268,27 +263,22 @@ class _Run:
             async for chunk, pairs in read:
                 self.bar.start_chunk(chunk.index)
                 scored = await self._scored(pairs, judge)
-                if not self.keep_text:
-                    scored = scored.drop(TEXT_COLUMNS, strict=False)
-                destination = self.journal.destination
-                write_atomically(destination / part_name(chunk.index), scored.write_parquet)
-                counts = scored.select(
-                    cached=pl.col("cached").sum(),
-                    errors=pl.col("error").is_not_null().sum(),
-                    not_judged=pl.col(SKIP_REASON).is_not_null().sum(),
-                ).row(0, named=True)
-                self.journal.mark_done(
+                _, entry = write_part(
+                    self.journal.destination,
                     chunk.index,
-                    {
-                        "pairs": pairs.height,
-                        "scored_rows": scored.height,
-                        "from_cache": counts["cached"],
-                        "errors": counts["errors"],
-                    },
+                    pairs.height,
+                    scored,
+                    keep_text=self.keep_text,
                 )
-                self.from_cache += counts["cached"]
-                self.errors += counts["errors"]
-                self.bar.chunk_done(pairs.height, counts["cached"], counts["not_judged"])
+                self.finished(chunk.index, entry)
+
+    def finished(self, index: int, entry: dict[str, Any]) -> None:
+        """Record a chunk whose part is written: in the journal, the counts and the bar."""
+        not_judged = entry.pop("not_judged")
+        self.journal.mark_done(index, entry)
+        self.from_cache += entry["from_cache"]
+        self.errors += entry["errors"]
+        self.bar.chunk_done(entry["pairs"], entry["from_cache"], not_judged)
 
     async def _read_ahead(
         self, chunks: list[Chunk]
@@ -320,18 +310,7 @@ def _chunk_pairs(
     scan: pl.LazyFrame, chunk: Chunk, strategy: Strategy, pairing: PairingOptions, group_by: str
 ) -> pl.DataFrame:
     rows = read_chunk(scan, chunk, group_by)
-    if chunk.n_pairs == 0:  # the one empty chunk of a run without pairs: said once, when planned
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EmptyDataWarning)
-            return form_pairs(rows, strategy, **pairing)
-    pairs = form_pairs(rows, strategy, **pairing)
-    if pairs.height != chunk.n_pairs:
-        raise RunStateError(
-            f"Chunk {chunk.index} has {pairs.height} pairs where the plan counted "
-            f"{chunk.n_pairs}: the source changed while the run was going. Rerun once the files "
-            "are final (finished chunks are kept if they still match)."
-        )
-    return pairs
+    return chunk_pairs(rows, chunk.index, chunk.n_pairs, strategy, pairing)
 
 
 def _warn_if_scattered(plan: RunPlan, group_by: str) -> None:
