@@ -10,13 +10,15 @@ from typing import Protocol
 
 class RateLimiter:
     """A token bucket refilled at ``per_minute / 60`` per second, holding up to one second's
-    worth (at least one request), so bursts stay within the provider's per-minute budget."""
+    worth (at least one request), so bursts stay within the provider's per-minute budget.
+    ``burst`` sets what the bucket holds instead: ``burst=1`` spaces requests evenly, so no
+    window of ``t`` seconds holds more than ``1 + t * per_minute / 60`` of them."""
 
-    def __init__(self, per_minute: float) -> None:
+    def __init__(self, per_minute: float, *, burst: float | None = None) -> None:
         if per_minute <= 0:
             raise ValueError(f"a rate limit must be positive, got {per_minute}")
         self.rate = per_minute / 60.0
-        self.capacity = max(1.0, self.rate)
+        self.capacity = max(1.0, self.rate) if burst is None else max(1.0, burst)
         self._tokens = self.capacity
         self._updated = time.monotonic()
         self._lock = asyncio.Lock()

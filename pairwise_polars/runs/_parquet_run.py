@@ -16,13 +16,14 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
-from pairwise_polars.io import source_files
+from pairwise_polars.io import Source, source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
 from pairwise_polars.metrics import Metric, pairwise_metrics
 from pairwise_polars.pairing import (
@@ -47,6 +48,7 @@ from pairwise_polars.runs._journal import (
     Journal,
     locked,
     open_journal,
+    part_name,
     write_atomically,
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
@@ -58,6 +60,9 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 DEFAULT_CHUNK_SIZE = 50_000
+Runner = Literal["local", "ray"]
+"""Where a parquet run is scored: this process (``"local"``) or a Ray cluster (``"ray"``)."""
+RUNNERS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ async def ascore_parquet(
     progress: bool = True,
     overwrite: bool = False,
     keep_text: bool = False,
+    runner: Runner = "local",
+    actors: int | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
@@ -119,6 +126,15 @@ async def ascore_parquet(
     :func:`score_pairs`. ``score_parquet`` is the same call for sync code; ``ascore_parquet``
     awaits it.
 
+    ``runner="ray"`` runs the same plan on Ray Data (the ``pairwise-polars[ray]`` extra):
+    rows read by Ray tasks, each chunk's rows brought together by a shuffle on its groups,
+    paired, judged and written by a pool of ``actors`` long-lived Ray workers (default: one
+    per CPU of the cluster, at most one per chunk), each with the judge's ``max_concurrency``
+    requests in flight and one shared ``requests_per_minute`` / ``tokens_per_minute`` limit
+    for all of them. The parts, the journal, the summary, resume and "never pay twice" are
+    the local runner's; the two runners' results are equal, and either resumes the other's
+    run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS`` names, or starts a local one.
+
     >>> import pathlib, tempfile
     >>> import polars as pl
     >>> from pairwise_polars import score_parquet
@@ -133,6 +149,7 @@ async def ascore_parquet(
     ['run.json', 'scored', 'summary.parquet']
     """
     started = time.monotonic()
+    on_ray = _runner(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     if order not in ORDERS:
@@ -140,6 +157,11 @@ async def ascore_parquet(
     resolved = pairwise_metrics(metrics)
     judge = judge if judge is not None else HeuristicJudge()
     traits = traits_of(judge)
+    if on_ray is not None and traits.kind == "batch":
+        raise OptionError(
+            'runner="ray" sends requests from many workers; a Batch API judge submits whole '
+            'batches and waits, so it gains nothing there. Use runner="local" with it.'
+        )
     destination = Path(destination)
     found = source_files(source)
     files = list(found.files)
@@ -189,6 +211,13 @@ async def ascore_parquet(
             )
             try:
                 todo = run.resume(plan.chunks)
+                if on_ray is not None:
+                    summary = await asyncio.to_thread(
+                        run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
+                    )
+                    write_atomically(destination / SUMMARY, summary.write_parquet)
+                    journal.mark_finished()
+                    return _result(run, plan, bar, started, summary)
                 if traits.kind == "batch" and isinstance(judge, BatchJudge) and len(todo) > 1:
                     # A Batch API judge: submit every chunk first so the batches run side by side,
                     # then collect chunk by chunk (the judge polls the batches it submitted).
@@ -199,8 +228,14 @@ async def ascore_parquet(
                 journal.mark_finished()
             finally:
                 bar.close()
+    return _result(run, plan, bar, started, summary)
+
+
+def _result(
+    run: _Run, plan: RunPlan, bar: RunProgress, started: float, summary: pl.DataFrame
+) -> ParquetRun:
     return ParquetRun(
-        destination=destination,
+        destination=run.journal.destination,
         n_pairs=plan.n_pairs,
         n_chunks=len(plan.chunks),
         chunks_resumed=run.resumed,
@@ -210,6 +245,24 @@ async def ascore_parquet(
         seconds=time.monotonic() - started,
         summary=summary,
     )
+
+
+def _runner(runner: object) -> ModuleType | None:
+    """The Ray runner's module for ``"ray"`` (imported only then), None for ``"local"``."""
+    if runner == "local":
+        return None
+    if runner != "ray":
+        raise OptionError(f'runner must be "local" or "ray", got {runner!r}.')
+    try:
+        from pairwise_polars.runs import _ray_run
+    except ImportError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "ray":
+            raise
+        raise OptionError(
+            'runner="ray" needs Ray, which is not installed here: install the extra with '
+            "pip install 'pairwise-polars[ray]' (or use runner=\"local\").",
+        ) from exc
+    return _ray_run
 
 
 score_parquet = sync_twin(ascore_parquet, "score_parquet")
@@ -233,6 +286,50 @@ class _Run:
     resumed: int = 0
     from_cache: int = 0
     errors: int = 0
+
+    def on_ray(
+        self,
+        ray_run: Any,
+        source: Source,
+        id_column: str,
+        todo: list[Chunk],
+        judge: Judge,
+        actors: int | None,
+        progress: bool,
+    ) -> pl.DataFrame:
+        """Score ``todo`` on Ray (``ray_run``: the Ray runner's module); the summary of the
+        whole run, merged from the chunks' per-group sums."""
+        resumed = [i for i in sorted(self.journal.chunks) if i not in {c.index for c in todo}]
+        job = ray_run.ChunkJob(
+            destination=str(self.journal.destination),
+            strategy=self.strategy,
+            pairing=self.pairing,
+            metrics=tuple(self.metrics),
+            both_orders=self.both_orders,
+            order=self.order,
+            keep_text=self.keep_text,
+            cache=None if self.store is None else str(self.store.path),
+            group_by=self.group_by,
+            n_pairs={c.index: c.n_pairs for c in todo},
+        )
+        tally = ray_run.run_chunks(
+            source=source,
+            schema=self.scan.collect_schema(),  # position and ids included
+            id_column=id_column,
+            todo=todo,
+            job=job,
+            judge=judge,
+            actors=actors,
+            progress=progress,
+            on_chunk=self.finished,
+        )
+        self.bar.answered += tally.judged
+        for index in resumed:  # sums of the parts an earlier call wrote
+            part = pl.read_parquet(self.journal.destination / part_name(index))
+            sums, errors = ray_run.part_sums(part, self.group_by)
+            tally.sums.append(sums)
+            tally.errors.append(errors)
+        return ray_run.summary_of(tally.sums, tally.errors, self.group_by)
 
     def resume(self, chunks: list[Chunk]) -> list[Chunk]:
         """The chunks still to score; the finished ones are counted as resumed."""
