@@ -156,7 +156,7 @@ def run_chunks(
         raise
     finally:
         if buckets is not None:
-            ray.kill(ray.get_actor(buckets))
+            ray.kill(buckets)
     return tally
 
 
@@ -180,16 +180,15 @@ class ChunkScorer:
     Built once per actor: the judge, the cache connection, an event loop, and the handle of the
     shared rate-limit actor; every chunk the actor gets reuses them."""
 
-    def __init__(self, job: ChunkJob, judge: Judge, buckets: str | None) -> None:
+    def __init__(self, job: ChunkJob, judge: Judge, buckets: Any) -> None:
         self.job = job
         self.judge = judge
         cacheable = traits_of(judge).cacheable
         self.store = JudgementCache(job.cache) if job.cache is not None and cacheable else None
         self.loop = asyncio.new_event_loop()
         self.limits = None
-        if buckets is not None:
-            handle = ray.get_actor(buckets)
-            self.limits = (_RemoteBucket(handle, "requests"), _RemoteBucket(handle, "tokens"))
+        if buckets is not None:  # the handle of the run's TokenBuckets actor
+            self.limits = (_RemoteBucket(buckets, "requests"), _RemoteBucket(buckets, "tokens"))
 
     def __call__(self, rows: pa.Table) -> pa.Table:
         frame = pl.from_arrow(rows)
@@ -268,16 +267,20 @@ class _RemoteBucket:
         await self.handle.acquire.remote(self.which, amount)
 
 
-def _buckets(judge: Judge) -> str | None:
-    """Start the run's shared buckets when the judge sets a rate limit; their actor's name."""
+def _buckets(judge: Judge) -> Any:
+    """Start the run's shared buckets when the judge sets a rate limit; the actor's handle
+    (named ``pairwise-polars-limits-<id>`` in the ``pairwise_polars`` namespace, so a person
+    can find it with ``ray.get_actor``)."""
     rpm = getattr(judge, "requests_per_minute", None)
     tpm = getattr(judge, "tokens_per_minute", None)
     if not rpm and not tpm:
         return None
     name = f"{_BUCKETS_PREFIX}{uuid.uuid4().hex}"
-    actor = TokenBuckets.options(name=name).remote(rpm, tpm)  # type: ignore[attr-defined]
-    ray.get(actor.grants.remote())  # started before the workers look it up
-    return name
+    actor = TokenBuckets.options(name=name, namespace="pairwise_polars").remote(  # type: ignore[attr-defined]
+        rpm, tpm
+    )
+    ray.get(actor.grants.remote())  # started before the workers send their first request
+    return actor
 
 
 def _pool_size(actors: int | None, n_chunks: int) -> int:

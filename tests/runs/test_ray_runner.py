@@ -164,7 +164,9 @@ def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: 
         small.mkdir()
         rows = pl.read_parquet(source / "*.parquet")
         keep = rows["group_id"].unique().sort().head(60).implode()
-        rows.filter(pl.col("group_id").is_in(keep)).write_parquet(small / "run.parquet")
+        rows.filter(pl.col("group_id").is_in(keep)).sort("group_id").write_parquet(
+            small / "run.parquet"
+        )
         started = time.monotonic()
         score_parquet(
             small,
