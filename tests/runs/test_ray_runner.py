@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -190,3 +195,77 @@ def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: 
     )
     assert busiest <= per_second + 1
     assert len(arrivals) <= per_second * elapsed + 1
+
+
+KILLED = """
+import sys
+import pairwise_polars as pp
+from pairwise_polars.runs import score_parquet
+
+source, destination, cache, base_url = sys.argv[1:5]
+judge = pp.OpenAIJudge("judge-model", base_url=base_url, max_concurrency=4)
+score_parquet(source, destination, "pairwise-bias", judge=judge, cache=cache, chunk_size=60,
+              progress=False, runner="ray", actors=2)
+"""
+
+
+def test_kill_mid_run_then_rerun_pays_nothing_twice(tmp_path: Path, ray_cluster: Any) -> None:
+    source = tmp_path / "run.parquet"
+    rows = pl.read_parquet(scattered_run(tmp_path, copies=1, ids=True) / "*.parquet")
+    rows.sort("group_id").head(600).write_parquet(source)
+    destination, cache = tmp_path / "out", tmp_path / "cache.sqlite"
+    # The killed driver attaches to this session's cluster, as a job would.
+    env = {**os.environ, "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address}
+    with TestServer(latency=0.05) as server:
+        args = [str(source), str(destination), str(cache), server.base_url]
+        process = subprocess.Popen(
+            [sys.executable, "-c", KILLED, *args], env=env, stderr=subprocess.PIPE
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while _journaled(destination) < 2:  # two chunks finished, others under way
+                if process.poll() is not None:
+                    pytest.fail(f"the run ended before the kill: {process.stderr.read()[-2000:]}")
+                assert time.monotonic() < deadline, "the run made no progress"
+                time.sleep(0.05)
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            process.stderr.close()
+        # The driver's death ends its workers; wait until the server hears nothing more.
+        sent = -1
+        while sent != server.stats.requests:
+            sent = server.stats.requests
+            time.sleep(2.0)
+        stored_at_kill = _cached(cache)
+        judge = pp.OpenAIJudge("judge-model", base_url=server.base_url, max_concurrency=4)
+        options: dict[str, Any] = {"chunk_size": 60, "progress": False, "judge": judge}
+        resumed = score_parquet(source, destination, cache=cache, runner="ray", actors=2, **options)
+        stats = server.stats
+        reference = score_parquet(source, tmp_path / "ref", cache=False, **options)
+    assert 0 < resumed.chunks_resumed < resumed.n_chunks
+    repeats = sum(n - 1 for n in stats.request_hashes.values() if n > 1)
+    # Only requests the killed run had sent but not stored were sent again: a judgement that
+    # reached the cache was never paid for twice.
+    assert repeats == sent - stored_at_kill
+    assert repeats <= 2 * 4  # in flight at the kill: two actors, four requests each
+    assert_frame_equal(
+        scored(resumed).drop("latency_s", "cached", "attempts"),
+        scored(reference).drop("latency_s", "cached", "attempts"),
+    )
+    assert resumed.summary.equals(reference.summary)
+
+
+def _journaled(destination: Path) -> int:
+    try:
+        return len(json.loads((destination / "run.json").read_text())["chunks"])
+    except (OSError, ValueError):
+        return 0
+
+
+def _cached(cache: Path) -> int:
+    with sqlite3.connect(f"file:{cache}?mode=ro", uri=True, timeout=5) as db:
+        return db.execute("SELECT COUNT(*) FROM judgements").fetchone()[0]
