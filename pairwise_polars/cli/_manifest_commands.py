@@ -203,6 +203,7 @@ def _run_one(
         cache=cache_setting(args, default=None),
         progress=console.progress,
         dry_run=args.dry_run,
+        run_dir=Path(args.output) / target.name / "run",  # used by runner: ray
     )
     record: dict[str, Any] = {"plan": dataclasses.asdict(run.plan)}
     console.payload["targets"][target.name] = record

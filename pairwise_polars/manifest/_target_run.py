@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError
+from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.io import scan_data
+from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
+from pairwise_polars.runs import score_parquet
 from pairwise_polars.scoring import CacheLike, Plan, prepare, score_prepared
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
@@ -35,10 +40,15 @@ def run_target(
     progress: bool = True,
     dry_run: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
+    run_dir: str | os.PathLike[str] | None = None,
 ) -> TargetRun:
     """Form the target's pairs, prepare the judge requests once, plan them (``on_plan`` sees the
     plan before any judge call) and, unless ``dry_run``, score, summarise and gate them, with
-    one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting."""
+    one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting.
+
+    A target with ``runner: ray`` is scored by :func:`~pairwise_polars.score_parquet` on Ray
+    into ``run_dir`` (resumed when it holds the same run, started over when the target
+    changed): the same scored frame, so the same summary and gates."""
     metrics = [spec.load() for spec in target.metrics]
     judge = target.judge.build(need_key=not dry_run)
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
@@ -55,15 +65,20 @@ def run_target(
     prepared = prepare(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
+    cache = target.cache if cache is None else cache
+    on_ray = target.runner == "ray"
     planned, scored = score_prepared(
         prepared,
-        cache=target.cache if cache is None else cache,
+        cache=cache,
         progress=progress,
-        dry_run=dry_run,
+        dry_run=dry_run or on_ray,
         on_plan=on_plan,
     )
-    if scored is None:
+    if dry_run:
         return TargetRun(target, pairs, planned)
+    if on_ray:
+        scored = _score_on_ray(target, metrics, judge, cache, progress, run_dir)
+    assert scored is not None
     summary = summarize(
         scored,
         slices,
@@ -101,3 +116,38 @@ def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> No
         "Input columns other than the standard ones are carried with _a / _b suffixes (one per "
         f"side of the pair).{advice}"
     )
+
+
+def _score_on_ray(
+    target: TargetSpec,
+    metrics: list[Metric],
+    judge: Judge,
+    cache: CacheLike,
+    progress: bool,
+    run_dir: str | os.PathLike[str] | None,
+) -> pl.DataFrame:
+    if run_dir is None:
+        raise OptionError(
+            f"Target {target.name!r} has runner: ray, which scores into a run directory: pass "
+            "run_target(..., run_dir=...) (the CLI uses <output>/<target>/run)."
+        )
+    options: dict[str, Any] = {
+        "judge": judge,
+        "strategy": target.strategy,
+        "both_orders": target.both_orders,
+        "order": target.order,
+        "cache": cache,
+        "progress": progress,
+        "keep_text": True,  # the report shows the texts
+        "runner": "ray",
+        **target.pairing(),
+    }
+    data = list(target.data)
+    try:
+        run = score_parquet(data, run_dir, metrics, **options)
+    except RunStateError as exc:
+        if not any(fix.action == "overwrite" for fix in exc.fixes):
+            raise
+        # The target changed since its last run: start over (paid judgements stay cached).
+        run = score_parquet(data, run_dir, metrics, overwrite=True, **options)
+    return run.scored().collect()
