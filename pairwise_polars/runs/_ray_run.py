@@ -24,9 +24,9 @@ import os
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -77,8 +77,8 @@ class RayTally:
     """What the workers did, as the driver saw the chunks finish."""
 
     judged: int = 0
-    sums: list[pl.DataFrame] | None = None
-    errors: list[pl.DataFrame] | None = None
+    sums: list[pl.DataFrame] = field(default_factory=list)
+    errors: list[pl.DataFrame] = field(default_factory=list)
 
 
 def connect() -> None:
@@ -109,7 +109,7 @@ def run_chunks(
     connect()
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = progress
-    tally = RayTally(sums=[], errors=[])
+    tally = RayTally()
     if not todo:
         return tally
     pool = _pool_size(actors, len(todo))
@@ -129,7 +129,7 @@ def run_chunks(
         "source_format": source.format,
     }
     rows = ray.data.from_items(slices, override_num_blocks=len(slices)).map_batches(
-        _read_slices, batch_size=1, batch_format="pyarrow", fn_kwargs=reader
+        cast(Any, _read_slices), batch_size=1, batch_format="pyarrow", fn_kwargs=reader
     )
     scored = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2)).map_groups(
         ChunkScorer,
@@ -142,7 +142,7 @@ def run_chunks(
     )
     try:
         for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for row in batch.to_pylist():
+            for row in cast(pa.Table, batch).to_pylist():
                 entry = {k: row[k] for k in ("pairs", "scored_rows", "from_cache", "errors")}
                 entry["not_judged"] = row["not_judged"]
                 on_chunk(row["chunk"], entry)
@@ -276,9 +276,7 @@ def _buckets(judge: Judge) -> Any:
     if not rpm and not tpm:
         return None
     name = f"{_BUCKETS_PREFIX}{uuid.uuid4().hex}"
-    actor = TokenBuckets.options(name=name, namespace="pairwise_polars").remote(  # type: ignore[attr-defined]
-        rpm, tpm
-    )
+    actor = TokenBuckets.options(name=name, namespace="pairwise_polars").remote(rpm, tpm)
     ray.get(actor.grants.remote())  # started before the workers send their first request
     return actor
 
