@@ -73,3 +73,28 @@ def test_runner_ray_gives_the_local_run(tmp_path: Path, capsys, ray_cluster) -> 
     assert scored[on_ray].drop("latency_s").equals(scored[local].drop("latency_s"))
     summaries = [pl.read_parquet(d / "summary.parquet") for d in (local, on_ray)]
     assert summaries[0].equals(summaries[1])
+
+
+def test_the_readme_scaling_out_commands_parse() -> None:
+    import re
+    import shlex
+
+    import yaml
+
+    from pairwise_polars.cli import build_parser
+
+    readme = (Path(JOBS).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("#### Scaling out")[1].split("\n### ")[0]
+    commands = [
+        line
+        for block in re.findall(r"```(?:bash|yaml)\n(.*?)```", section, re.DOTALL)
+        for line in [" ".join(block.replace("\\\n", " ").replace(">-\n", " ").split())]
+        if "pairwise-polars score" in line
+    ]
+    assert len(commands) == 3  # the plain command, ray job submit, the RayJob entrypoint
+    for command in commands:
+        words = shlex.split(command.split("pairwise-polars ", 1)[1].split(" runtimeEnvYAML")[0])
+        args = build_parser().parse_args(words)
+        assert (args.runner, args.ray_actors is not None) == ("ray", True)
+    kuberay = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert yaml.safe_load(kuberay[0])["kind"] == "RayJob"
