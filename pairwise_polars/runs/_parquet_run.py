@@ -171,7 +171,8 @@ async def ascore_parquet(
     schema = pl.Schema({n: t for n, t in scan.collect_schema().items() if n != POS})
     check_pairing(schema, columns, strategy, pairing.get("poles", ("pole_a", "pole_b")))
     plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
-    _warn_if_scattered(plan, columns.group_by)
+    if on_ray is None:  # Ray reads each slice of the source once, scattered or not
+        _warn_if_scattered(plan, columns.group_by)
     options = _resolved_pairing(pairing, strategy)
     fingerprint = _fingerprint(
         plan,

@@ -33,6 +33,8 @@ KEY = ["pair_id", "metric"]
 
 
 def run(source: Path, destination: Path, **options: Any) -> pp.ParquetRun:
+    if options.get("runner") == "ray":  # Ray reads each slice once: no rereading to warn of
+        return score_parquet(source, destination, progress=False, **options)
     with pytest.warns(PairwiseWarning, match="scattered"):  # the groups are spread on purpose
         return score_parquet(source, destination, progress=False, **options)
 
@@ -186,15 +188,38 @@ def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: 
         elapsed = time.monotonic() - started
     # Two actors of six requests each were in flight together: the requested total, never more.
     assert 6 < in_flight <= 12
-    # One rate limit for both actors: no one-second window holds more than the limit (the
-    # shared bucket lets one request through every 1/20 s; one more for arrival jitter).
+    # One rate limit for both actors. At the server, arrivals carry the scheduling jitter
+    # between a grant and its send (measured up to ~15 % in the busiest second on a loaded
+    # machine; the exact spacing of grants is tested below): over the whole stage they never
+    # beat the limit, and no second holds far more than it.
     arrivals.sort()
     assert len(arrivals) > 2 * per_second
+    span = arrivals[-1] - arrivals[0]
+    assert (len(arrivals) - 1) / per_second <= span + 0.5
+    assert len(arrivals) <= per_second * elapsed + 1
     busiest = max(
         sum(1 for t in arrivals[i:] if t < start + 1.0) for i, start in enumerate(arrivals)
     )
-    assert busiest <= per_second + 1
-    assert len(arrivals) <= per_second * elapsed + 1
+    assert busiest <= 1.3 * per_second + 1
+
+
+def test_the_shared_buckets_space_grants_evenly(ray_cluster: Any) -> None:
+    """The run's TokenBuckets actor, called by many waiting callers at once: it lets requests
+    through one every 1/rate seconds, so no second holds more than the limit plus one."""
+    from pairwise_polars.runs._ray_run import TokenBuckets
+
+    per_second = 50
+    buckets = TokenBuckets.remote(60 * per_second, None)
+    try:
+        started = time.monotonic()
+        ray_cluster.get([buckets.acquire.remote("requests", 1.0) for _ in range(3 * per_second)])
+        elapsed = time.monotonic() - started
+        grants = ray_cluster.get(buckets.grants.remote())
+    finally:
+        ray_cluster.kill(buckets)
+    assert sum(grants.values()) == 3 * per_second
+    assert max(grants.values()) <= per_second + 1
+    assert elapsed >= (3 * per_second - 1) / per_second - 0.05
 
 
 KILLED = """
