@@ -92,12 +92,15 @@ def ray_cluster() -> object:
     ray.shutdown()
 
 
-def scattered_run(folder: Path, *, copies: int = 2, files: int = 4, ids: bool = False) -> Path:
+def scattered_run(
+    folder: Path, *, copies: int = 2, files: int = 4, ids: bool = False, groups: int | None = None
+) -> Path:
     """The jobs sample ``copies`` times over (group ids made distinct), rows shuffled and dealt
     over ``files`` parquet files, so every group's rows are spread across files. Without
-    ``ids`` the ``id`` column is left out: rows are identified by their position."""
+    ``ids`` the ``id`` column is left out: rows are identified by their position; ``groups``:
+    only the sample's first n groups."""
     frames = [
-        jobs().with_columns(pl.col("group_id") + f"-copy{i}", pl.col("id") + i * 100_000)
+        jobs(groups).with_columns(pl.col("group_id") + f"-copy{i}", pl.col("id") + i * 100_000)
         for i in range(copies)
     ]
     frame = pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=7)

@@ -119,26 +119,26 @@ def test_test_server_with_faults_same_answers_as_local(tmp_path: Path) -> None:
 
 
 def test_rerun_resumes_and_a_different_run_is_refused(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path, copies=1, ids=True)
-    options: dict[str, Any] = {"chunk_size": 250, "cache": tmp_path / "c.sqlite", "runner": "ray"}
+    source = scattered_run(tmp_path, copies=1, ids=True, groups=120)
+    options: dict[str, Any] = {"chunk_size": 60, "cache": tmp_path / "c.sqlite", "runner": "ray"}
     first = run(source, tmp_path / "out", **options)
     again = run(source, tmp_path / "out", **options)
     assert again.chunks_resumed == again.n_chunks == first.n_chunks
     assert again.judged == 0
     assert again.summary.equals(first.summary)
     # The local runner resumes the Ray runner's run: the same plan, parts and journal.
-    local = run(source, tmp_path / "out", chunk_size=250, cache=tmp_path / "c.sqlite")
+    local = run(source, tmp_path / "out", chunk_size=60, cache=tmp_path / "c.sqlite")
     assert local.chunks_resumed == first.n_chunks
     assert local.summary.equals(first.summary)
     with pytest.raises(RunStateError, match="chunk_size differs"):
-        run(source, tmp_path / "out", **{**options, "chunk_size": 100})
-    redone = run(source, tmp_path / "out", **{**options, "chunk_size": 100}, overwrite=True)
+        run(source, tmp_path / "out", **{**options, "chunk_size": 40})
+    redone = run(source, tmp_path / "out", **{**options, "chunk_size": 40}, overwrite=True)
     assert redone.chunks_resumed == 0
     assert redone.summary.equals(first.summary)
 
 
 def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path, copies=1, ids=True)
+    source = scattered_run(tmp_path, copies=1, ids=True, groups=160)
     arrivals: list[float] = []
     lock = threading.Lock()
 
@@ -146,13 +146,13 @@ def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: 
         with lock:
             arrivals.append(time.monotonic())
 
-    with TestServer(latency=0.3) as server:
+    with TestServer(latency=0.2) as server:
         judge = pp.OpenAIJudge("judge-model", base_url=server.base_url, max_concurrency=6)
         run(
             source,
             tmp_path / "fast",
             judge=judge,
-            chunk_size=120,
+            chunk_size=60,
             cache=False,
             runner="ray",
             actors=2,
