@@ -129,9 +129,9 @@ async def ascore_parquet(
     ``runner="ray"`` runs the same plan on Ray Data (the ``pairwise-polars[ray]`` extra):
     rows read by Ray tasks, each chunk's rows brought together by a shuffle on its groups,
     paired, judged and written by a pool of ``actors`` long-lived Ray workers (default: one
-    per CPU of the cluster, at most one per chunk), each with the judge's ``max_concurrency``
-    requests in flight and one shared ``requests_per_minute`` / ``tokens_per_minute`` limit
-    for all of them. The parts, the journal, the summary, resume and "never pay twice" are
+    per CPU of the cluster; never more than the chunks to score), each with the judge's
+    ``max_concurrency`` requests in flight and one shared ``requests_per_minute`` /
+    ``tokens_per_minute`` limit for all of them. The parts, the journal, the summary, resume and "never pay twice" are
     the local runner's; the two runners' results are equal, and either resumes the other's
     run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS`` names, or starts a local one.
 

@@ -24,6 +24,7 @@ import os
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -51,6 +52,8 @@ SLICE_ROWS = 50_000
 EQUIVALENCE_THRESHOLD, DIVERGENCE_THRESHOLD = 0.0, 0.5
 """The thresholds of the run's summary (``aggregate``'s defaults, as the local runner uses)."""
 CPUS_PER_WORKER = 0.25
+_RAY_ADVICE = "\nFailed to apply UDF transform"
+"""Where Ray Data's advice about retries starts in a failed task's error message."""
 _BUCKETS_PREFIX = "pairwise-polars-limits-"
 
 
@@ -102,7 +105,7 @@ def run_chunks(
     judge: Judge,
     actors: int | None,
     progress: bool,
-    on_chunk: Any,
+    on_chunk: Callable[[int, dict[str, Any]], None],
 ) -> RayTally:
     """Score the ``todo`` chunks on Ray; ``on_chunk(index, entry)`` is called on the driver as
     each chunk's part is written. Returns the fresh answers and the chunks' summary sums."""
@@ -285,7 +288,7 @@ def _pool_size(actors: int | None, n_chunks: int) -> int:
     if actors is not None:
         if not isinstance(actors, int) or actors < 1:
             raise OptionError(f"actors must be a positive number of Ray workers, got {actors!r}.")
-        return actors
+        return min(actors, n_chunks)  # an actor without a chunk would only idle
     cpus = int(ray.cluster_resources().get("CPU", 1))
     return max(1, min(n_chunks, cpus))
 
@@ -358,7 +361,12 @@ def _pairwise_cause(exc: BaseException) -> PairwiseError | None:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
+        if isinstance(current, ray.exceptions.RayTaskError):  # also an instance of its cause
+            stack.append(current.cause)
+            continue
         if isinstance(current, PairwiseError):
+            if current.args and isinstance(current.args[0], str):  # Ray appends its retry advice
+                current.args = (current.args[0].split(_RAY_ADVICE)[0], *current.args[1:])
             return current
         stack += [current.__cause__, current.__context__, getattr(current, "cause", None)]
     return None

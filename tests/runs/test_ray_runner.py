@@ -118,6 +118,23 @@ def test_test_server_with_faults_same_answers_as_local(tmp_path: Path) -> None:
     assert on_ray.summary.equals(pp.aggregate(on_ray.scored()))
 
 
+def test_a_bad_key_stops_the_run_with_the_local_error(tmp_path: Path) -> None:
+    source = scattered_run(tmp_path, copies=1, ids=True, groups=40)
+    with TestServer(faults=Faults(always="401")) as server:
+        judge = pp.OpenAIJudge("judge-model", base_url=server.base_url, api_key="wrong")
+        options: dict[str, Any] = {"judge": judge, "cache": False, "progress": False}
+        with pytest.raises(pp.JudgeError) as local:
+            score_parquet(source, tmp_path / "local", **options)
+        with pytest.raises(pp.JudgeError) as on_ray:
+            score_parquet(source, tmp_path / "ray", runner="ray", actors=2, **options)
+    # The package's own error, as the local runner raises it, not a Ray task failure.
+    assert type(on_ray.value) is type(local.value)
+    assert str(on_ray.value) == str(local.value)
+    assert "wrong" not in str(on_ray.value)  # the key never reaches a message
+    journal = json.loads((tmp_path / "ray" / "run.json").read_text())
+    assert journal["chunks"] == {} and journal["finished_at"] is None
+
+
 def test_rerun_resumes_and_a_different_run_is_refused(tmp_path: Path) -> None:
     source = scattered_run(tmp_path, copies=1, ids=True, groups=120)
     options: dict[str, Any] = {"chunk_size": 60, "cache": tmp_path / "c.sqlite", "runner": "ray"}

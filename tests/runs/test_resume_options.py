@@ -81,6 +81,7 @@ def test_runner_ray_without_the_extra_names_it(
     ).write_parquet(source)
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     monkeypatch.delitem(sys.modules, "pairwise_polars.runs._ray_run", raising=False)
+    monkeypatch.delattr(pp.runs, "_ray_run", raising=False)  # imported by an earlier test
     with pytest.raises(pp.OptionError, match=r"pip install 'pairwise-polars\[ray\]'"):
         pp.score_parquet(source, tmp_path / "out", runner="ray", progress=False)
     assert not (tmp_path / "out").exists()  # refused before anything was planned or written
