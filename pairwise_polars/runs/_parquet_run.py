@@ -131,9 +131,10 @@ async def ascore_parquet(
     paired, judged and written by a pool of ``actors`` long-lived Ray workers (default: one
     per CPU of the cluster; never more than the chunks to score), each with the judge's
     ``max_concurrency`` requests in flight and one shared ``requests_per_minute`` /
-    ``tokens_per_minute`` limit for all of them. The parts, the journal, the summary, resume and "never pay twice" are
-    the local runner's; the two runners' results are equal, and either resumes the other's
-    run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS`` names, or starts a local one.
+    ``tokens_per_minute`` limit for all of them. The parts, the journal, the summary, resume
+    and "never pay twice" are the local runner's; the two runners' results are equal, and
+    either resumes the other's run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS``
+    names, or starts a local one.
 
     >>> import pathlib, tempfile
     >>> import polars as pl
