@@ -33,6 +33,7 @@ import polars as pl
 import pyarrow as pa
 import ray
 import ray.data
+from ray.exceptions import RayTaskError
 
 from pairwise_polars._errors import OptionError, PairwiseError
 from pairwise_polars.engine import JudgementCache
@@ -361,8 +362,8 @@ def _pairwise_cause(exc: BaseException) -> PairwiseError | None:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, ray.exceptions.RayTaskError):  # also an instance of its cause
-            stack.append(current.cause)
+        if isinstance(current, RayTaskError):  # also an instance of its cause
+            stack.append(cast(BaseException, getattr(current, "cause", None)))
             continue
         if isinstance(current, PairwiseError):
             if current.args and isinstance(current.args[0], str):  # Ray appends its retry advice
