@@ -74,3 +74,40 @@ def jobs(groups: int | None = None) -> pl.DataFrame:
         return frame
     keep = frame["group_id"].unique(maintain_order=True).head(groups)
     return frame.filter(pl.col("group_id").is_in(keep.implode()))
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> object:
+    """One local Ray session for every Ray test (skipped without the ``[ray]`` extra): four
+    logical CPUs, a small object store, no dashboard. Yields the ``ray`` module."""
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(
+            num_cpus=4,
+            object_store_memory=500 * 1024 * 1024,
+            include_dashboard=False,
+            logging_level="WARNING",
+        )
+    yield ray
+    ray.shutdown()
+
+
+def scattered_run(
+    folder: Path, *, copies: int = 2, files: int = 4, ids: bool = False, groups: int | None = None
+) -> Path:
+    """The jobs sample ``copies`` times over (group ids made distinct), rows shuffled and dealt
+    over ``files`` parquet files, so every group's rows are spread across files. Without
+    ``ids`` the ``id`` column is left out: rows are identified by their position; ``groups``:
+    only the sample's first n groups."""
+    frames = [
+        jobs(groups).with_columns(pl.col("group_id") + f"-copy{i}", pl.col("id") + i * 100_000)
+        for i in range(copies)
+    ]
+    frame = pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=7)
+    if not ids:
+        frame = frame.drop("id")
+    source = folder / "source"
+    source.mkdir()
+    for i in range(files):
+        frame[i::files].write_parquet(source / f"part-{i}.parquet")
+    return source

@@ -93,3 +93,47 @@ def test_the_ground_floor_imports_nothing_of_the_package() -> None:
     for parts, path in _modules():
         if _floor(_room(parts)) == 0:
             assert _imports(parts, path) == [], path.name
+
+
+RAY_MODULES = {("runs", "_ray_run")}
+"""The only modules that import Ray: the Ray runner, which score_parquet imports lazily."""
+
+
+def _third_party(path: Path) -> list[tuple[str, int, bool]]:
+    """Top-level names of third-party imports, with their line and whether at module level."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {id(node) for node in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name.split(".")[0], node.lineno, id(node) in top) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.append((node.module.split(".")[0], node.lineno, id(node) in top))
+    return out
+
+
+def test_no_core_module_imports_ray() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for parts, path in _modules()
+        if parts not in RAY_MODULES
+        for name, line, _ in _third_party(path)
+        if name == "ray"
+    ]
+    assert not found, "Ray imported outside the Ray runner:\n" + "\n".join(found)
+
+
+def test_the_ray_runner_is_imported_only_when_asked_for() -> None:
+    """Nothing imports the Ray runner at module level: ``import pairwise_polars`` (and every
+    room) works without the extra."""
+    eager = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for parts, path in _modules()
+        for target, line in _imports(parts, path)
+        if target[-1:] == ("_ray_run",) or target[-2:] == ("runs", "_ray_run")
+        if any(
+            isinstance(n, ast.ImportFrom) and n.lineno == line
+            for n in ast.parse(path.read_text(encoding="utf-8")).body
+        )
+    ]
+    assert not eager, "the Ray runner imported at module level:\n" + "\n".join(eager)

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import OutputError
+from pairwise_polars._errors import OptionError, OutputError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._options import (
     add_cache_options,
@@ -37,7 +37,7 @@ from pairwise_polars.io import (
 from pairwise_polars.judges import Judge
 from pairwise_polars.metrics import Metric, metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
-from pairwise_polars.runs import score_parquet
+from pairwise_polars.runs import RUNNERS, score_parquet
 from pairwise_polars.scoring import ORDERS, Plan, Usage, prepare, score_prepared
 from pairwise_polars.summary import DEFAULT_MAX_ERROR_RATE, ERROR_GATE, gate_summary, summarize
 
@@ -107,6 +107,20 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--overwrite",
         action="store_true",
         help="with --run-dir: start over in a directory that holds another run",
+    )
+    score_cmd.add_argument(
+        "--runner",
+        choices=RUNNERS,
+        default="local",
+        help="with --run-dir: score in this process (local, the default) or on a Ray cluster "
+        "(ray: needs pairwise-polars[ray]; attaches to RAY_ADDRESS, else starts a local one)",
+    )
+    score_cmd.add_argument(
+        "--ray-actors",
+        type=whole(1),
+        metavar="N",
+        help="with --runner ray: judge workers (default: one per CPU of the cluster); each "
+        "keeps --max-concurrency requests in flight, within one shared rate limit",
     )
     score_cmd.add_argument(
         "-m",
@@ -203,6 +217,14 @@ def _is_pair_frame(data: pl.LazyFrame) -> bool:
 
 
 def _score(args: argparse.Namespace, console: Console) -> int:
+    if not args.run_dir and (args.runner != "local" or args.ray_actors is not None):
+        flag = "--ray-actors" if args.runner == "local" else f"--runner {args.runner}"
+        raise OptionError(
+            f"{flag} scores a run directory: add --run-dir DIR (with -o the scored frame is "
+            "built in this process)."
+        )
+    if args.ray_actors is not None and args.runner != "ray":
+        raise OptionError("--ray-actors sizes the Ray runner's pool: add --runner ray.")
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judge = judge_from(args)
@@ -271,6 +293,8 @@ def _score_run(
         progress=console.progress,
         overwrite=args.overwrite,
         prices=prices_from(args, judge.name),
+        runner=args.runner,
+        actors=args.ray_actors,
         **pairing,
     )
     if run.usage is not None:

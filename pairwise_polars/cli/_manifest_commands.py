@@ -207,6 +207,7 @@ def _run_one(
         progress=console.progress,
         dry_run=args.dry_run,
         prices=prices_from(args, target.judge.model),
+        run_dir=Path(args.output) / target.name / "run",  # used by runner: ray
     )
     record: dict[str, Any] = {"plan": dataclasses.asdict(run.plan)}
     console.payload["targets"][target.name] = record

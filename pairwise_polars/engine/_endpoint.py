@@ -24,7 +24,7 @@ import openai
 from pairwise_polars._errors import Fix, JudgeError, OptionError
 from pairwise_polars.engine._base_url import OPENAI_API, endpoint_id, needs_key, resolve_base_url
 from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact
-from pairwise_polars.engine._limits import RateLimiter, Slots
+from pairwise_polars.engine._limits import SHARED_LIMITS, Limiter, RateLimiter, Slots
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
     RowError,
@@ -48,8 +48,8 @@ class RunState:
     """What one run's workers share: rate limiters, the structured-output switch, the stop flag."""
 
     structured: bool
-    rpm: RateLimiter | None
-    tpm: RateLimiter | None
+    rpm: Limiter | None
+    tpm: Limiter | None
     stopped: bool = False
     answered: int = 0  # replies that came back (2xx)
     secret: str | None = None  # the key: redacted from whatever the server sends back
@@ -277,12 +277,15 @@ class ChatEndpoint(Endpoint):
         rows = iter(items)
         slots = Slots(self.max_concurrency)
         done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
+        shared = SHARED_LIMITS.get()
         state = RunState(
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
             secret=self._key(),
         )
+        if shared is not None:  # a runner's limits, shared with its other workers
+            state.rpm, state.tpm = shared
         client = self._transport()
         try:
 

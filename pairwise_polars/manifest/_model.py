@@ -108,6 +108,8 @@ class TargetSpec:
     divergence_threshold: float = 0.5
     confidence: float = 0.95
     cache: bool | str = True
+    runner: Literal["local", "ray"] = "local"
+    """``ray``: score through ``score_parquet(runner="ray")`` in a run directory (resumable)."""
     gates: GateSpec = field(default_factory=GateSpec)
 
     def pairing(self) -> PairingOptions:

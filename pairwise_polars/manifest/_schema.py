@@ -52,6 +52,7 @@ BLOCK_KEYS = (
     "divergence_threshold",
     "confidence",
     "cache",
+    "runner",
     "gates",
 )
 _REQUIRED = {
@@ -246,6 +247,12 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
         )
     if "cache" in block:
         spec["cache"] = _cache(check, base, *value("cache"))
+    if "runner" in block:
+        got, where, key = value("runner")
+        if got not in ("local", "ray"):
+            hint = suggest(str(got), ("local", "ray")) if isinstance(got, str) else ""
+            check.add(where, key, f"expected local or ray, got {describe(got)}{hint}")
+        spec["runner"] = got
     if "gates" in block:
         names = [m.name for m in metrics or ()]
         slices = spec.get("slices", ("dimension",))

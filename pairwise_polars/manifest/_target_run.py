@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError
+from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.io import scan_data
+from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
+from pairwise_polars.runs import score_parquet
 from pairwise_polars.scoring import CacheLike, Plan, Prices, Usage, prepare, score_prepared
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
@@ -38,11 +43,16 @@ def run_target(
     dry_run: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
     prices: Prices | None = None,
+    run_dir: str | os.PathLike[str] | None = None,
 ) -> TargetRun:
     """Form the target's pairs, prepare the judge requests once, plan them (``on_plan`` sees the
     plan before any judge call) and, unless ``dry_run``, score, summarise and gate them, with
     one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting,
-    ``prices`` the judge block's ``price_per_million`` (and the price table)."""
+    ``prices`` the judge block's ``price_per_million`` (and the price table).
+
+    A target with ``runner: ray`` is scored by :func:`~pairwise_polars.score_parquet` on Ray
+    into ``run_dir`` (resumed when it holds the same run, started over when the target
+    changed): the same scored frame, so the same summary and gates."""
     metrics = [spec.load() for spec in target.metrics]
     judge = target.judge.build(need_key=not dry_run)
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
@@ -60,17 +70,24 @@ def run_target(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
     spent: list[Usage] = []
+    cache = target.cache if cache is None else cache
+    prices = {**target.judge.prices, **(prices or {})}
+    on_ray = target.runner == "ray"
     planned, scored = score_prepared(
         prepared,
-        cache=target.cache if cache is None else cache,
+        cache=cache,
         progress=progress,
-        dry_run=dry_run,
+        dry_run=dry_run or on_ray,
         on_plan=on_plan,
-        prices={**target.judge.prices, **(prices or {})},
+        prices=prices,
         on_usage=spent.append,
     )
-    if scored is None:
+    if dry_run:
         return TargetRun(target, pairs, planned)
+    if on_ray:
+        scored, used = _score_on_ray(target, metrics, judge, cache, progress, run_dir, prices)
+        spent.extend([used] if used is not None else [])
+    assert scored is not None
     summary = summarize(
         scored,
         slices,
@@ -109,3 +126,40 @@ def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> No
         "Input columns other than the standard ones are carried with _a / _b suffixes (one per "
         f"side of the pair).{advice}"
     )
+
+
+def _score_on_ray(
+    target: TargetSpec,
+    metrics: list[Metric],
+    judge: Judge,
+    cache: CacheLike,
+    progress: bool,
+    run_dir: str | os.PathLike[str] | None,
+    prices: Prices,
+) -> tuple[pl.DataFrame, Usage | None]:
+    if run_dir is None:
+        raise OptionError(
+            f"Target {target.name!r} has runner: ray, which scores into a run directory: pass "
+            "run_target(..., run_dir=...) (the CLI uses <output>/<target>/run)."
+        )
+    options: dict[str, Any] = {
+        "judge": judge,
+        "strategy": target.strategy,
+        "both_orders": target.both_orders,
+        "order": target.order,
+        "cache": cache,
+        "progress": progress,
+        "keep_text": True,  # the report shows the texts
+        "runner": "ray",
+        "prices": prices,
+        **target.pairing(),
+    }
+    data = list(target.data)
+    try:
+        run = score_parquet(data, run_dir, metrics, **options)
+    except RunStateError as exc:
+        if not any(fix.action == "overwrite" for fix in exc.fixes):
+            raise
+        # The target changed since its last run: start over (paid judgements stay cached).
+        run = score_parquet(data, run_dir, metrics, overwrite=True, **options)
+    return run.scored().collect(), run.usage

@@ -3,9 +3,16 @@
 :func:`score_parquet` plans the pairs from the key columns, scores them chunk by chunk through
 the same map as :func:`~pairwise_polars.score_pairs`, writes each chunk as a parquet part and
 records it in ``run.json``; rerunning the same call after a crash finishes the run without
-paying again for any judgement the cache holds.
+paying again for any judgement the cache holds. ``runner="ray"`` runs the same plan on Ray Data
+(``_ray_run``, the one module that imports Ray, imported only then).
 """
 
-from pairwise_polars.runs._parquet_run import ParquetRun, ascore_parquet, score_parquet
+from pairwise_polars.runs._parquet_run import (
+    RUNNERS,
+    ParquetRun,
+    Runner,
+    ascore_parquet,
+    score_parquet,
+)
 
-__all__ = ["ParquetRun", "ascore_parquet", "score_parquet"]
+__all__ = ["RUNNERS", "ParquetRun", "Runner", "ascore_parquet", "score_parquet"]

@@ -16,22 +16,21 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from pairwise_polars._errors import EmptyDataWarning, OptionError, PairwiseWarning, RunStateError
+from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
-from pairwise_polars.io import source_files
+from pairwise_polars.io import Source, source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
 from pairwise_polars.metrics import Metric, pairwise_metrics
 from pairwise_polars.pairing import (
-    SKIP_REASON,
     ColumnNames,
     Columns,
     PairingOptions,
     Strategy,
-    form_pairs,
 )
 from pairwise_polars.pairing._groups import check_pairing
 from pairwise_polars.runs._chunks import (
@@ -52,6 +51,7 @@ from pairwise_polars.runs._journal import (
     part_name,
     write_atomically,
 )
+from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.scoring import (
     ORDERS,
@@ -69,10 +69,10 @@ from pairwise_polars.summary import aggregate
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
-"""Left out of the scored parts unless ``keep_text=True``: the source holds them (join on
-``id_a`` / ``id_b``), and writing them again would cost more than the pairing itself."""
 DEFAULT_CHUNK_SIZE = 50_000
+Runner = Literal["local", "ray"]
+"""Where a parquet run is scored: this process (``"local"``) or a Ray cluster (``"ray"``)."""
+RUNNERS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,8 @@ class ParquetRun:
     seconds: float
     summary: pl.DataFrame
     usage: Usage | None = None
-    """What this call's judge requests spent: requests, tokens (cached ones too), dollars."""
+    """What this call's judge requests spent: requests, tokens (cached ones too), dollars. None
+    on the Ray runner, whose workers' spending is not gathered."""
 
     def scored(self) -> pl.LazyFrame:
         """The scored frame, read lazily from the parts."""
@@ -116,6 +117,8 @@ async def ascore_parquet(
     overwrite: bool = False,
     keep_text: bool = False,
     prices: Prices | None = None,
+    runner: Runner = "local",
+    actors: int | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
@@ -138,6 +141,16 @@ async def ascore_parquet(
     ``score_parquet`` is the same call for sync code; ``ascore_parquet``
     awaits it.
 
+    ``runner="ray"`` runs the same plan on Ray Data (the ``pairwise-polars[ray]`` extra):
+    rows read by Ray tasks, each chunk's rows brought together by a shuffle on its groups,
+    paired, judged and written by a pool of ``actors`` long-lived Ray workers (default: one
+    per CPU of the cluster; never more than the chunks to score), each with the judge's
+    ``max_concurrency`` requests in flight and one shared ``requests_per_minute`` /
+    ``tokens_per_minute`` limit for all of them. The parts, the journal, the summary, resume
+    and "never pay twice" are the local runner's; the two runners' results are equal, and
+    either resumes the other's run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS``
+    names, or starts a local one.
+
     >>> import pathlib, tempfile
     >>> import polars as pl
     >>> from pairwise_polars import score_parquet
@@ -153,6 +166,7 @@ async def ascore_parquet(
     ['run.json', 'scored', 'summary.parquet']
     """
     started = time.monotonic()
+    on_ray = _runner(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     if order not in ORDERS:
@@ -160,6 +174,11 @@ async def ascore_parquet(
     resolved = pairwise_metrics(metrics)
     judge = judge if judge is not None else HeuristicJudge()
     traits = traits_of(judge)
+    if on_ray is not None and traits.kind == "batch":
+        raise OptionError(
+            'runner="ray" sends requests from many workers; a Batch API judge submits whole '
+            'batches and waits, so it gains nothing there. Use runner="local" with it.'
+        )
     destination = Path(destination)
     found = source_files(source)
     files = list(found.files)
@@ -176,7 +195,8 @@ async def ascore_parquet(
         reference=pairing.get("reference", PAIRING_DEFAULTS["reference"]),
     )
     plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
-    _warn_if_scattered(plan, columns.group_by)
+    if on_ray is None:  # Ray reads each slice of the source once, scattered or not
+        _warn_if_scattered(plan, columns.group_by)
     options = _resolved_pairing(pairing, strategy)
     fingerprint = _fingerprint(
         plan,
@@ -216,6 +236,14 @@ async def ascore_parquet(
             )
             try:
                 todo = run.resume(plan.chunks)
+                if on_ray is not None:
+                    summary = await asyncio.to_thread(
+                        run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
+                    )
+                    write_atomically(destination / SUMMARY, summary.write_parquet)
+                    journal.mark_finished()
+                    # The workers' spending is not gathered from the cluster: not counted.
+                    return _result(run, plan, bar, started, summary, None)
                 if traits.kind == "batch" and isinstance(judge, BatchJudge) and len(todo) > 1:
                     # A Batch API judge: submit every chunk first so the batches run side by side,
                     # then collect chunk by chunk (the judge polls the batches it submitted).
@@ -226,8 +254,20 @@ async def ascore_parquet(
                 journal.mark_finished()
             finally:
                 bar.close()
+    usage = run.spent.priced(judge.name, traits, prices)
+    return _result(run, plan, bar, started, summary, usage)
+
+
+def _result(
+    run: _Run,
+    plan: RunPlan,
+    bar: RunProgress,
+    started: float,
+    summary: pl.DataFrame,
+    usage: Usage | None,
+) -> ParquetRun:
     return ParquetRun(
-        destination=destination,
+        destination=run.journal.destination,
         n_pairs=plan.n_pairs,
         n_chunks=len(plan.chunks),
         chunks_resumed=run.resumed,
@@ -236,8 +276,26 @@ async def ascore_parquet(
         errors=run.errors,
         seconds=time.monotonic() - started,
         summary=summary,
-        usage=run.spent.priced(judge.name, traits, prices),
+        usage=usage,
     )
+
+
+def _runner(runner: object) -> ModuleType | None:
+    """The Ray runner's module for ``"ray"`` (imported only then), None for ``"local"``."""
+    if runner == "local":
+        return None
+    if runner != "ray":
+        raise OptionError(f'runner must be "local" or "ray", got {runner!r}.')
+    try:
+        from pairwise_polars.runs import _ray_run
+    except ImportError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "ray":
+            raise
+        raise OptionError(
+            'runner="ray" needs Ray, which is not installed here: install the extra with '
+            "pip install 'pairwise-polars[ray]' (or use runner=\"local\").",
+        ) from exc
+    return _ray_run
 
 
 score_parquet = sync_twin(ascore_parquet, "score_parquet")
@@ -262,6 +320,50 @@ class _Run:
     from_cache: int = 0
     errors: int = 0
     spent: Spent = field(default_factory=Spent)
+
+    def on_ray(
+        self,
+        ray_run: Any,
+        source: Source,
+        id_column: str,
+        todo: list[Chunk],
+        judge: Judge,
+        actors: int | None,
+        progress: bool,
+    ) -> pl.DataFrame:
+        """Score ``todo`` on Ray (``ray_run``: the Ray runner's module); the summary of the
+        whole run, merged from the chunks' per-group sums."""
+        resumed = [i for i in sorted(self.journal.chunks) if i not in {c.index for c in todo}]
+        job = ray_run.ChunkJob(
+            destination=str(self.journal.destination),
+            strategy=self.strategy,
+            pairing=self.pairing,
+            metrics=tuple(self.metrics),
+            both_orders=self.both_orders,
+            order=self.order,
+            keep_text=self.keep_text,
+            cache=None if self.store is None else str(self.store.path),
+            group_by=self.group_by,
+            n_pairs={c.index: c.n_pairs for c in todo},
+        )
+        tally = ray_run.run_chunks(
+            source=source,
+            schema=self.scan.collect_schema(),  # position and ids included
+            id_column=id_column,
+            todo=todo,
+            job=job,
+            judge=judge,
+            actors=actors,
+            progress=progress,
+            on_chunk=self.finished,
+        )
+        self.bar.answered += tally.judged
+        for index in resumed:  # sums of the parts an earlier call wrote
+            part = pl.read_parquet(self.journal.destination / part_name(index))
+            sums, errors = ray_run.part_sums(part, self.group_by)
+            tally.sums.append(sums)
+            tally.errors.append(errors)
+        return ray_run.summary_of(tally.sums, tally.errors, self.group_by)
 
     def resume(self, chunks: list[Chunk]) -> list[Chunk]:
         """The chunks still to score; the finished ones are counted as resumed."""
@@ -295,27 +397,22 @@ class _Run:
             async for chunk, pairs in read:
                 self.bar.start_chunk(chunk.index)
                 scored = await self._scored(pairs, judge)
-                if not self.keep_text:
-                    scored = scored.drop(TEXT_COLUMNS, strict=False)
-                destination = self.journal.destination
-                write_atomically(destination / part_name(chunk.index), scored.write_parquet)
-                counts = scored.select(
-                    cached=pl.col("cached").sum(),
-                    errors=pl.col("error").is_not_null().sum(),
-                    not_judged=pl.col(SKIP_REASON).is_not_null().sum(),
-                ).row(0, named=True)
-                self.journal.mark_done(
+                _, entry = write_part(
+                    self.journal.destination,
                     chunk.index,
-                    {
-                        "pairs": pairs.height,
-                        "scored_rows": scored.height,
-                        "from_cache": counts["cached"],
-                        "errors": counts["errors"],
-                    },
+                    pairs.height,
+                    scored,
+                    keep_text=self.keep_text,
                 )
-                self.from_cache += counts["cached"]
-                self.errors += counts["errors"]
-                self.bar.chunk_done(pairs.height, counts["cached"], counts["not_judged"])
+                self.finished(chunk.index, entry)
+
+    def finished(self, index: int, entry: dict[str, Any]) -> None:
+        """Record a chunk whose part is written: in the journal, the counts and the bar."""
+        not_judged = entry.pop("not_judged")
+        self.journal.mark_done(index, entry)
+        self.from_cache += entry["from_cache"]
+        self.errors += entry["errors"]
+        self.bar.chunk_done(entry["pairs"], entry["from_cache"], not_judged)
 
     async def _read_ahead(
         self, chunks: list[Chunk]
@@ -347,18 +444,7 @@ def _chunk_pairs(
     scan: pl.LazyFrame, chunk: Chunk, strategy: Strategy, pairing: PairingOptions, group_by: str
 ) -> pl.DataFrame:
     rows = read_chunk(scan, chunk, group_by)
-    if chunk.n_pairs == 0:  # the one empty chunk of a run without pairs: said once, when planned
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EmptyDataWarning)
-            return form_pairs(rows, strategy, **pairing)
-    pairs = form_pairs(rows, strategy, **pairing)
-    if pairs.height != chunk.n_pairs:
-        raise RunStateError(
-            f"Chunk {chunk.index} has {pairs.height} pairs where the plan counted "
-            f"{chunk.n_pairs}: the source changed while the run was going. Rerun once the files "
-            "are final (finished chunks are kept if they still match)."
-        )
-    return pairs
+    return chunk_pairs(rows, chunk.index, chunk.n_pairs, strategy, pairing)
 
 
 def _warn_if_scattered(plan: RunPlan, group_by: str) -> None:

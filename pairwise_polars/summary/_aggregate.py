@@ -138,8 +138,11 @@ def combine(
     keys = list(keys)
     n_scored = pl.col("n_scored")
     per_slice = (
+        # Every column as a sort key: the float sums over groups (and so the intervals) come
+        # out the same to the last bit whatever order the rows or the blocks arrived in.
         sums.lazy()
-        .group_by(keys)
+        .sort(sums.lazy().collect_schema().names(), nulls_last=True)
+        .group_by(keys, maintain_order=True)
         .agg(
             pl.col("n_pairs", "n_scored", "n_errors").sum(),
             (n_scored > 0).sum().cast(pl.Int64).alias("n_groups"),

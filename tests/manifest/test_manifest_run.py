@@ -133,3 +133,29 @@ def test_an_llm_judge_over_http_in_both_orders(tmp_path: Path, judge_server: Tes
     assert judge_server.stats.requests == 120
     assert again.scored is not None and again.scored["cached"].all()
     assert again.scored.select(pl.col("score")).equals(run.scored.select(pl.col("score")))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray's own, about its internals
+def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: object) -> None:
+    block = """
+        data: letters.parquet
+        strategy: contrastive
+        metrics: [pairwise-bias, pairwise-refusal-disparity]
+        cache: false
+        gates:
+          overall: {min_equivalence_rate: 0.5}
+        """
+    local = run_target(load_manifest(manifest(tmp_path, block)).targets["demo"], progress=False)
+    target = load_manifest(manifest(tmp_path, block + "runner: ray\n")).targets["demo"]
+    assert target.runner == "ray"
+    run_dir = tmp_path / "out" / "demo" / "run"
+    on_ray = run_target(target, progress=False, run_dir=run_dir)
+    assert local.scored is not None and on_ray.scored is not None
+    key = ["pair_id", "metric"]
+    assert (
+        on_ray.scored.sort(key).drop("latency_s").equals(local.scored.sort(key).drop("latency_s"))
+    )
+    assert on_ray.summary is not None and on_ray.summary.equals(local.summary)
+    assert on_ray.gates is not None and local.gates is not None
+    assert on_ray.gates.checks.equals(local.gates.checks)
+    assert (run_dir / "run.json").is_file() and (run_dir / "summary.parquet").is_file()

@@ -68,7 +68,7 @@ def test_unknown_keys_with_did_you_mean(workdir: Path) -> None:
         f"m.yaml:5: {BLOCK}.metrcs: unknown key 'metrcs'; did you mean 'metrics'?",
         f"m.yaml:6: {BLOCK}.zzz: unknown key 'zzz'; expected one of: data, strategy, reference, "
         "poles, control, columns, on_invalid, metrics, judge, both_orders, order, slices, "
-        "equivalence_threshold, divergence_threshold, confidence, cache, gates",
+        "equivalence_threshold, divergence_threshold, confidence, cache, runner, gates",
         "m.yaml:7: targets.demo.descripton: unknown key 'descripton'; did you mean 'description'?",
     ]
 
@@ -456,3 +456,20 @@ def test_every_problem_at_once_in_one_error(workdir: Path) -> None:
             "without running it.",
         ]
     )
+
+
+def test_runner_is_local_or_ray(workdir: Path) -> None:
+    assert problems("""
+        targets:
+          demo:
+            pairwise:
+              data: letters.parquet
+              runner: rya
+        """) == [
+        f"m.yaml:5: {BLOCK}.runner: expected local or ray, got a string ('rya'); did you mean "
+        "'ray'?"
+    ]
+    assert problems("targets: {demo: {pairwise: {data: letters.parquet, runner: ray}}}") == []
+    assert load_manifest("m.yaml").targets["demo"].runner == "ray"
+    assert problems("targets: {demo: {pairwise: {data: letters.parquet}}}") == []
+    assert load_manifest("m.yaml").targets["demo"].runner == "local"

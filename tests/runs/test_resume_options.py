@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conftest import jobs, letters
 
@@ -67,3 +68,22 @@ def test_a_journal_from_before_resolved_options_resumes(tmp_path: Path) -> None:
     journal.write_text(json.dumps(document))
     again = pp.score_parquet(source, run_dir, progress=False)
     assert again.chunks_resumed == first.n_chunks
+
+
+def test_runner_ray_without_the_extra_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    source = tmp_path / "run.parquet"
+    pl.DataFrame(
+        {"group_id": [1, 1], "role": ["reference", "variant"], "input": "q", "output": ["a", "b"]}
+    ).write_parquet(source)
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    monkeypatch.delitem(sys.modules, "pairwise_polars.runs._ray_run", raising=False)
+    monkeypatch.delattr(pp.runs, "_ray_run", raising=False)  # imported by an earlier test
+    with pytest.raises(pp.OptionError, match=r"pip install 'pairwise-polars\[ray\]'"):
+        pp.score_parquet(source, tmp_path / "out", runner="ray", progress=False)
+    assert not (tmp_path / "out").exists()  # refused before anything was planned or written
+    with pytest.raises(pp.OptionError, match='runner must be "local" or "ray", got \'spark\''):
+        pp.score_parquet(source, tmp_path / "out", runner="spark", progress=False)  # type: ignore[arg-type]
