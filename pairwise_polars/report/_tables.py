@@ -9,7 +9,13 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars.summary import SCOPE, SUMMARY_COLUMNS, slice_columns
+from pairwise_polars.summary import (
+    NOISE_COLUMNS,
+    POSITION_COLUMNS,
+    SCOPE,
+    SUMMARY_COLUMNS,
+    slice_columns,
+)
 
 COUNTS = {
     "n_pairs": "pairs",
@@ -29,16 +35,7 @@ FIGURES = {
     "position_flip_rate": "position flips",
 }
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
-EXTRA_STATS = (
-    "n_control",
-    "n_control_errors",
-    "control_mean_divergence",
-    "excess_divergence",
-    "excess_divergence_low",
-    "excess_divergence_high",
-    "mean_position_gap",
-    "position_flip_rate",
-)
+EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS)
 """Summary columns added by position-bias and noise-floor figures: statistics, never slices."""
 _HIDDEN = ("n_groups",)
 _TEXT = ("top_error",)

@@ -6,6 +6,8 @@ A summary is built in two stages: mergeable per-group sums (:func:`group_sums`,
 """
 
 from pairwise_polars.summary._aggregate import (
+    NOISE_COLUMNS,
+    POSITION_COLUMNS,
     SCOPE,
     SUMMARY_COLUMNS,
     aggregate,
@@ -30,6 +32,8 @@ __all__ = [
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
+    "NOISE_COLUMNS",
+    "POSITION_COLUMNS",
     "SCOPE",
     "SUMMARY_COLUMNS",
     "GateResult",

@@ -16,6 +16,17 @@ from pairwise_polars.summary._excess import excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
 
+POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
+"""Summary columns of position bias: values only where both orders were judged."""
+NOISE_COLUMNS = (
+    "n_control",
+    "n_control_errors",
+    "control_mean_divergence",
+    "excess_divergence",
+    "excess_divergence_low",
+    "excess_divergence_high",
+)
+"""Summary columns of the noise floor: values only where a slice has control pairs."""
 SUMMARY_COLUMNS = (
     "n_pairs",
     "n_scored",
@@ -30,14 +41,8 @@ SUMMARY_COLUMNS = (
     "mean_divergence",
     "mean_divergence_low",
     "mean_divergence_high",
-    "mean_position_gap",
-    "position_flip_rate",
-    "n_control",
-    "n_control_errors",
-    "control_mean_divergence",
-    "excess_divergence",
-    "excess_divergence_low",
-    "excess_divergence_high",
+    *POSITION_COLUMNS,
+    *NOISE_COLUMNS,
     "top_error",
 )
 SCOPE = "scope"
