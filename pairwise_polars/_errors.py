@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 class Fix:
     """Settings an error's advice names: ``action`` says what they do (``"columns"``: map input
     columns; ``"cast"``: store a column as text; ``"skip_invalid"``: leave invalid groups out;
-    ``"api_key"``: give the judge a key or a local server; ``"overwrite"``: start a run over;
+    ``"api_key"``: give the judge a key or a local server; ``"base_url"``: point the judge at a
+    server that answers; ``"overwrite"``: start a run over;
     ``"cache"``: another cache or none; ``"attribute_under_test"``: name the attribute;
     ``"summary_columns"``: slice and group columns that exist), and
     ``settings`` their names and example values."""

@@ -59,6 +59,12 @@ def _advice(fix: Fix, dialect: Dialect) -> str:
             "--api-key-env NAME). For a local server (vLLM, Ollama, llama.cpp) pass --base-url "
             "URL (or set OPENAI_BASE_URL); no key is needed then."
         )
+    if fix.action == "base_url":
+        where = "base_url: in the judge block" if manifest else "--base-url"
+        return (
+            f"Check that the server is running and that {where} (or OPENAI_BASE_URL) names it, "
+            "host and port; results so far are cached."
+        )
     if fix.action == "overwrite":
         return (
             "Score into a new --run-dir, or pass --overwrite to discard the results there "

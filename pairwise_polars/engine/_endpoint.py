@@ -301,7 +301,7 @@ class ChatEndpoint(Endpoint):
                         done.put_nowait(await self._one(client, state, key, messages, extra))
                     except Stop as stop:
                         state.stopped = True
-                        done.put_nowait(JudgeError(str(stop)))
+                        done.put_nowait(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
                         return
                     except Exception as exc:  # a bug must not lose the other rows
                         error = redact(f"{type(exc).__name__}: {exc}", (state.secret,))
@@ -398,7 +398,9 @@ class ChatEndpoint(Endpoint):
             raise Stop(
                 f"Cannot reach the server at {url}: {problem.message}. Check that it is "
                 "running and that base_url (or OPENAI_BASE_URL) names it, host and port; "
-                "results so far are cached."
+                "results so far are cached.",
+                detail=f"Cannot reach the server at {url}: {problem.message}.",
+                fixes=(Fix("base_url", {"base_url": url}),),
             )
         try:
             delay = classify(

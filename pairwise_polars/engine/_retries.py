@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
+from pairwise_polars._errors import Fix
 from pairwise_polars.engine._failures import Failure
 
 FAIL_FAST_AFTER = 20
@@ -21,7 +22,13 @@ CONTEXT_TOO_LONG = ("context_length", "maximum context", "too long", "too many t
 
 
 class Stop(Exception):
-    """A failure no retry can fix: the whole run stops."""
+    """A failure no retry can fix: the whole run stops. ``detail`` and ``fixes`` (see
+    :class:`~pairwise_polars._errors.JudgeError`) let the command line say the fix its way."""
+
+    def __init__(self, message: str, *, detail: str | None = None, fixes: tuple[Fix, ...] = ()):
+        super().__init__(message)
+        self.detail = detail
+        self.fixes = fixes
 
 
 class RowError(Exception):
