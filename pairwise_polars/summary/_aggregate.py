@@ -180,7 +180,10 @@ def combine(
         mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),
         position_flip_rate=pl.when(both > 0).then(pl.col("n_position_flips") / both),
     )
-    summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
+    if errors is None:  # no error counts given: no commonest error to name
+        summary = summary.with_columns(top_error=pl.lit(None, pl.String))
+    else:
+        summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
     counts = ("n_pairs", "n_scored", "n_errors", "n_groups", "n_control", "n_control_errors")
     return summary.select(
         *keys,
@@ -193,14 +196,8 @@ def combine(
     ).sort(keys, nulls_last=True)
 
 
-def _top_errors(errors: pl.LazyFrame | pl.DataFrame | None, keys: list[str]) -> pl.DataFrame:
+def _top_errors(errors: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """The commonest kind of error per slice (ties: the first in text order)."""
-    if errors is None:
-        return (
-            pl.DataFrame(schema={"top_error": pl.String})
-            .select(*[pl.lit(None).alias(k) for k in keys], "top_error")
-            .clear()
-        )
     return (
         errors.lazy()
         .sort("n", ERROR_KIND, descending=[True, False], nulls_last=True)

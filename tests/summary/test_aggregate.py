@@ -271,3 +271,18 @@ def test_errors_of_the_summary_stage_belong_to_the_package_tree() -> None:
     assert isinstance(caught.value, ValueError)  # callers catching ValueError still do
     with pytest.raises(pp.OptionError, match=r"confidence must be between 0 and 1, got 1\.5"):
         pp.aggregate(data.with_columns(score=pl.lit(0.5)), confidence=1.5)
+
+
+def test_combine_without_error_counts_names_no_commonest_error() -> None:
+    # combine's errors= is optional: the summary then has every figure and a null top_error.
+    from pairwise_polars.summary import combine, group_sums
+
+    data = pl.DataFrame(
+        {"group_id": [1, 1, 2], "dimension": "age", "metric": "m", "score": [0.0, 0.5, 1.0]}
+    )
+    keys = ["metric", "dimension"]
+    options = {"equivalence_threshold": 0.0, "divergence_threshold": 0.5}
+    summary = combine(group_sums(data.lazy(), keys, "group_id", **options), keys)
+    local = pp.aggregate(data, **options)
+    assert_frame_equal(summary.drop("top_error"), local.drop("top_error"))
+    assert summary["top_error"].dtype == pl.String and summary["top_error"].null_count() == 1
