@@ -9,6 +9,7 @@ from typing import Any
 
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._verdicts import threshold
+from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_CONCURRENCY, MAX_RESPONSE_BYTES
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
@@ -28,8 +29,8 @@ FIELDS = list(Columns.__dataclass_fields__)
 # -- numbers: checked when parsed, so a bad flag is a usage error naming it (exit 2) -----------
 
 
-def whole(minimum: int) -> Any:
-    """An argparse type: an integer of at least ``minimum``."""
+def whole(minimum: int, maximum: int | None = None) -> Any:
+    """An argparse type: an integer of at least ``minimum`` (and at most ``maximum``)."""
 
     def parse(text: str) -> int:
         try:
@@ -38,6 +39,8 @@ def whole(minimum: int) -> Any:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         return value
 
     return parse
@@ -121,8 +124,8 @@ def add_trust_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="let the manifest's api_key_env name this variable although it does not look "
-        "like an API key's (*_API_KEY, *_TOKEN) or is a CI platform's token; repeatable",
+        help="let the manifest's api_key_env name this variable (by default only "
+        "OPENAI_API_KEY and ANTHROPIC_API_KEY); repeatable",
     )
 
 
@@ -223,7 +226,10 @@ def pairing_from(args: argparse.Namespace) -> tuple[Strategy, PairingOptions]:
 def add_request_options(group: Any, *, retries: bool = False) -> None:
     """Concurrency and rate limits (and, with ``retries``, the timeout and retries)."""
     group.add_argument(
-        "--max-concurrency", type=whole(1), metavar="N", help="requests in flight (default: 32)"
+        "--max-concurrency",
+        type=whole(1, MAX_CONCURRENCY),
+        metavar="N",
+        help=f"requests in flight, at most {MAX_CONCURRENCY} (default: 32)",
     )
     group.add_argument("--requests-per-minute", type=positive, metavar="N")
     group.add_argument("--tokens-per-minute", type=positive, metavar="N")
@@ -234,7 +240,23 @@ def add_request_options(group: Any, *, retries: bool = False) -> None:
     )
     if retries:
         group.add_argument(
-            "--timeout", type=positive, metavar="SECONDS", help="per request (default: 60)"
+            "--timeout",
+            type=positive,
+            metavar="SECONDS",
+            help="per attempt, connect to last byte (default: 60)",
+        )
+        group.add_argument(
+            "--connect-timeout",
+            type=positive,
+            metavar="SECONDS",
+            help=f"to open a connection (default: {CONNECT_TIMEOUT:g})",
+        )
+        group.add_argument(
+            "--max-response-bytes",
+            type=whole(1024),
+            metavar="N",
+            help=f"largest answer read; a larger one is an error row (default: "
+            f"{MAX_RESPONSE_BYTES})",
         )
         group.add_argument(
             "--max-retries",
@@ -257,6 +279,8 @@ def request_settings(args: argparse.Namespace) -> dict[str, Any]:
         "requests_per_minute",
         "tokens_per_minute",
         "timeout",
+        "connect_timeout",
+        "max_response_bytes",
         "max_retries",
         "max_retry_wait",
         "transport",

@@ -9,12 +9,16 @@ key, and whether it is OpenAI's own API (the one endpoint that always needs a ke
 'https://api.openai.com:443/v1'
 >>> needs_key("https://api.openai.com/v1"), needs_key("http://10.0.0.7:8000/v1")
 (True, False)
+>>> api_url("https://gw.example/v1?api-key=k", "chat/completions")
+'https://gw.example/v1/chat/completions?api-key=k'
+>>> shown_url("https://u:pw@gw.example/v1?api-key=s3cr3t&v=2")
+'https://u:***@gw.example/v1?api-key=***&v=***'
 """
 
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 OPENAI_API = "https://api.openai.com/v1"
 """The base URL when neither ``base_url`` nor ``OPENAI_BASE_URL`` names one."""
@@ -52,3 +56,42 @@ def needs_key(url: str) -> bool:
     elsewhere (Ollama, vLLM, llama.cpp, a gateway) decides for itself and says so with a 401."""
     host = (urlsplit(url).hostname or "").lower()
     return host in _KEYED_HOSTS
+
+
+def shown_url(url: str) -> str:
+    """The URL as messages, reprs and reports show it: every query value and the password
+    masked (a gateway may take its key as ``?api-key=...``)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = "&".join(
+        f"{name}=***" if value else name
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The credentials a URL may carry (its password and query values): redacted from every
+    text a server sends back, as the key is."""
+    parts = urlsplit(url)
+    found = [value for _, value in parse_qsl(parts.query) if value]
+    if parts.password:
+        found.append(parts.password)
+    return tuple(found)
+
+
+def api_url(base_url: str, path: str) -> str:
+    """``path`` under ``base_url``, the base URL's query (a gateway's key or API version) kept
+    after the path."""
+    parts = urlsplit(base_url)
+    joined = f"{parts.path.rstrip('/')}/{path.lstrip('/')}"
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
+
+
+def split_query(base_url: str) -> tuple[str, dict[str, str]]:
+    """The base URL without its query, and the query as the SDK's ``default_query``."""
+    parts = urlsplit(base_url)
+    bare = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return bare, dict(parse_qsl(parts.query, keep_blank_values=True))

@@ -22,8 +22,28 @@ from typing import Any, ClassVar
 import openai
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
-from pairwise_polars.engine._base_url import OPENAI_API, endpoint_id, needs_key, resolve_base_url
-from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact
+from pairwise_polars.engine._base_url import (
+    OPENAI_API,
+    endpoint_id,
+    needs_key,
+    resolve_base_url,
+    shown_url,
+    split_query,
+    url_secrets,
+)
+from pairwise_polars.engine._bounds import (
+    CONNECT_TIMEOUT,
+    MAX_RESPONSE_BYTES,
+    check_bounds,
+    within,
+)
+from pairwise_polars.engine._failures import (
+    UNREACHABLE,
+    Failure,
+    RequestFailed,
+    redact,
+    redact_secrets,
+)
 from pairwise_polars.engine._limits import SHARED_LIMITS, Limiter, RateLimiter, Slots
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
@@ -36,6 +56,7 @@ from pairwise_polars.engine._retries import (
 from pairwise_polars.engine._wire import (
     TRANSPORTS,
     SdkTransport,
+    Timeout,
     Transport,
     TransportName,
     WireTransport,
@@ -52,7 +73,7 @@ class RunState:
     tpm: Limiter | None
     stopped: bool = False
     answered: int = 0  # replies that came back (2xx)
-    secret: str | None = None  # the key: redacted from whatever the server sends back
+    secrets: tuple[str | None, ...] = ()  # the key (and the URL's): redacted from replies
     unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
 
     async def throttle(self, tokens: int) -> None:
@@ -91,9 +112,10 @@ class Endpoint:
 
     def __repr__(self) -> str:
         key = None if self._key() is None else "'***'"
+        base_url = None if self.base_url is None else shown_url(self.base_url)
         shown = "".join(f", {name}={_shown(getattr(self, name))}" for name in self._repr_fields)
         return (
-            f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, "
+            f"{type(self).__name__}(model={self.model!r}, base_url={base_url!r}, "
             f"api_key={key}{shown})"
         )
 
@@ -101,9 +123,14 @@ class Endpoint:
         return self.api_key or os.environ.get("OPENAI_API_KEY")
 
     def _where(self) -> str:
-        """The endpoint as messages name it."""
+        """The endpoint as messages name it (credentials in its URL masked)."""
         url = self._base_url()
-        return "the OpenAI API" if url == OPENAI_API else url
+        return "the OpenAI API" if url == OPENAI_API else shown_url(url)
+
+    def _secrets(self) -> tuple[str, ...]:
+        """What must never be written anywhere: the key and the credentials in the URL."""
+        key = self._key()
+        return (*((key,) if key else ()), *url_secrets(self._base_url()))
 
     def _base_url(self) -> str:
         """The base URL requests go to, without a trailing slash: ``base_url``, else
@@ -172,9 +199,12 @@ class Endpoint:
             hooks = http_client.event_hooks
             http_client.event_hooks = {**hooks, "request": [*hooks["request"], _drop_placeholder]}
             options["http_client"] = http_client
+        base_url, query = split_query(self._base_url())
+        if query:  # the SDK would glue the path after the query
+            options["default_query"] = {**query, **options.get("default_query", {})}
         return openai.AsyncOpenAI(
             api_key=key or _NO_KEY,
-            base_url=self._base_url(),
+            base_url=base_url,
             default_headers=headers,
             **options,
         )
@@ -193,12 +223,12 @@ async def _drop_placeholder(request: Any) -> None:
 _SERVER_TEXT = ("output", "reason", "raw_reply", "error")
 
 
-def _scrub(row: dict[str, Any], secret: str) -> None:
+def _scrub(row: dict[str, Any], secrets: tuple[str | None, ...]) -> None:
     """The key out of whatever text the server sent back (a proxy may echo it)."""
     for name in _SERVER_TEXT:
         value = row.get(name)
-        if isinstance(value, str) and secret in value:
-            row[name] = value.replace(secret, "***")
+        if secrets and isinstance(value, str):
+            row[name] = redact_secrets(value, secrets)
 
 
 def _shown(value: Any) -> str:
@@ -220,12 +250,17 @@ class ChatEndpoint(Endpoint):
     backoff_max: float = 30.0
     max_retry_wait: float = 60.0
     transport: TransportName = "fast"
+    connect_timeout: float = CONNECT_TIMEOUT
+    max_response_bytes: int = MAX_RESPONSE_BYTES
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("max_concurrency",)
 
     def __post_init__(self) -> None:
-        if self.max_concurrency < 1:
-            raise OptionError(f"max_concurrency must be at least 1, got {self.max_concurrency}.")
+        check_bounds(
+            max_concurrency=self.max_concurrency,
+            connect_timeout=self.connect_timeout,
+            max_response_bytes=self.max_response_bytes,
+        )
         if not self.max_retry_wait >= 0:  # NaN too
             raise OptionError(
                 f"max_retry_wait must be a number of seconds >= 0, got {self.max_retry_wait!r}."
@@ -249,14 +284,18 @@ class ChatEndpoint(Endpoint):
 
     # -- the engine -------------------------------------------------------------------------
     def _transport(self) -> Transport:
-        secrets = (self._key(),)
+        secrets = self._secrets()
         if self.transport == "sdk":
             client = self._client(
                 max_retries=0,  # retries are ours: we classify errors and count attempts
-                timeout=self.timeout,
-                http_client=SdkTransport.http_client(self.max_concurrency, self.timeout),
+                timeout=Timeout(self.timeout, connect=self.connect_timeout),
+                http_client=SdkTransport.http_client(
+                    self.max_concurrency, self.timeout, self.connect_timeout
+                ),
             )
-            return SdkTransport(client, timeout=self.timeout, secrets=secrets)
+            return SdkTransport(
+                client, timeout=self.timeout, secrets=secrets, max_bytes=self.max_response_bytes
+            )
         headers = wire_headers(self._sdk_headers(), self.timeout)
         return WireTransport(
             self._base_url(),
@@ -264,6 +303,8 @@ class ChatEndpoint(Endpoint):
             timeout=self.timeout,
             limit=self.max_concurrency,
             secrets=secrets,
+            connect_timeout=self.connect_timeout,
+            max_bytes=self.max_response_bytes,
         )
 
     async def _stream(
@@ -282,7 +323,7 @@ class ChatEndpoint(Endpoint):
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
-            secret=self._key(),
+            secrets=self._secrets(),
         )
         if shared is not None:  # a runner's limits, shared with its other workers
             state.rpm, state.tpm = shared
@@ -304,7 +345,7 @@ class ChatEndpoint(Endpoint):
                         done.put_nowait(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
                         return
                     except Exception as exc:  # a bug must not lose the other rows
-                        error = redact(f"{type(exc).__name__}: {exc}", (state.secret,))
+                        error = redact(f"{type(exc).__name__}: {exc}", state.secrets)
                         done.put_nowait(failure(key, error, 1, 0.0))
 
             workers = [asyncio.create_task(worker()) for _ in range(self.max_concurrency)]
@@ -346,7 +387,7 @@ class ChatEndpoint(Endpoint):
             await state.throttle(len(messages) // 4 + self.max_tokens)
             body = self._body(chat, extra, state)
             try:
-                reply = await client.post(body)
+                reply = await within(client.post(body), self.timeout)
             except RequestFailed as failed:
                 structured = "response_format" in body
                 try:
@@ -369,8 +410,7 @@ class ChatEndpoint(Endpoint):
                     chat = outcome
                     continue
                 outcome["latency_s"] = time.perf_counter() - started
-                if state.secret:
-                    _scrub(outcome, state.secret)
+                _scrub(outcome, state.secrets)
                 return outcome
             if delay == 0.0:  # a fallback that changes the request: retry at once, for free
                 attempts -= 1
@@ -393,7 +433,7 @@ class ChatEndpoint(Endpoint):
         """``classify`` plus failing fast: before any reply, a server that is not there stops
         the run at once, and so do FAIL_FAST_AFTER attempts lost on the wire or to waits
         beyond ``max_retry_wait``."""
-        url = self._base_url()
+        url = shown_url(self._base_url())
         if problem.transport in UNREACHABLE and not state.answered:
             raise Stop(
                 f"Cannot reach the server at {url}: {problem.message}. Check that it is "

@@ -14,15 +14,19 @@ import errno
 import json
 import re
 import socket
+import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import aiohttp
 
-Transport = Literal["refused", "dns", "unreachable", "timeout", "dropped", "error"]
-UNREACHABLE: tuple[Transport, ...] = ("refused", "dns", "unreachable")
-"""Transport failures that say the server is not there at all (not a slow or flaky one)."""
+Transport = Literal[
+    "refused", "dns", "unreachable", "connect_timeout", "tls", "timeout", "dropped", "error"
+]
+UNREACHABLE: tuple[Transport, ...] = ("refused", "dns", "unreachable", "connect_timeout", "tls")
+"""Transport failures that say the server is not there at all, or not as named (not a slow or
+flaky one): before any answer, they stop the run at once."""
 
 _TOKEN = re.compile(r"(?i)(bearer\s+)[^\s\"',;}\]]+|\bsk-[A-Za-z0-9_\-]{6,}")
 
@@ -62,17 +66,64 @@ class RequestFailed(Exception):
 # -- building the record ------------------------------------------------------------------------
 
 
+SHORT_KEY = 8
+"""Keys shorter than this are redacted only as whole tokens after an auth word: a run of a few
+characters is no secret worth corrupting the text around it for."""
+_AUTH_WORD = r"(?:bearer|authorization|api[-_ ]?key|access[-_ ]?token|token|key|password)"
+
+
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """``text`` without the given secrets and without anything that looks like a bearer token
     or an OpenAI-style key (``sk-...``).
 
+    A secret of 8 characters or more is removed wherever any 8 consecutive characters of it
+    appear (a server may echo a key cut short); a shorter one only as a whole token after an
+    auth word (``Bearer x``, ``api_key=x``), so ``api_key="test"`` leaves the word "latest"
+    alone.
+
     >>> redact('bad header "Bearer abc.def" for sk-proj-123456789', ["abc.def"])
     'bad header "Bearer ***" for sk-***'
+    >>> redact("Incorrect API key provided: canaryTOKENzq81DE...", ["canaryTOKENzq81DEfg77"])
+    'Incorrect API key provided: ***...'
+    >>> redact("the latest test; api_key=test", ["test"])
+    'the latest test; api_key=***'
     """
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+    text = redact_secrets(text, secrets)
     return _TOKEN.sub(lambda m: f"{m.group(1)}***" if m.group(1) else "sk-***", text)
+
+
+def redact_secrets(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` without the given secrets only (as :func:`redact` removes them), for text that
+    may rightly hold other tokens: a model's answer."""
+    for secret in secrets:
+        if not secret:
+            continue
+        if len(secret) >= SHORT_KEY:
+            text = _without_runs(text, secret)
+        else:
+            token = re.compile(
+                rf"(?i)(\b{_AUTH_WORD}[\"']?\s*[:=]?\s*[\"']?){re.escape(secret)}(?![\w.~+/-])"
+            )
+            text = token.sub(lambda m: f"{m.group(1)}***", text)
+    return text
+
+
+def _without_runs(text: str, secret: str) -> str:
+    """``text`` with every run of SHORT_KEY or more characters of ``secret`` made ``***``."""
+    if secret in text:
+        text = text.replace(secret, "***")
+    grams = {secret[i : i + SHORT_KEY] for i in range(len(secret) - SHORT_KEY + 1)}
+    starts = re.compile("(?=(?:" + "|".join(map(re.escape, grams)) + "))")
+    spans: list[list[int]] = []
+    for match in starts.finditer(text):
+        begin, end = match.start(), match.start() + SHORT_KEY
+        if spans and begin <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([begin, end])
+    for begin, end in reversed(spans):
+        text = f"{text[:begin]}***{text[end:]}"
+    return text
 
 
 def status_failure(
@@ -116,7 +167,9 @@ def transport_failure(exc: BaseException, timeout: float) -> Failure:
         "refused": "connection refused",
         "dns": "the host name does not resolve (DNS failure)",
         "unreachable": "host unreachable",
-        "timeout": f"timeout (no answer within {timeout:g} s)",
+        "connect_timeout": "no connection within connect_timeout (the host accepts none)",
+        "tls": "the TLS handshake failed (does the port speak plain HTTP? then use http://)",
+        "timeout": f"timeout (no complete answer within {timeout:g} s)",
         "dropped": "connection dropped before an answer",
         "error": "connection error",
     }
@@ -132,6 +185,10 @@ def transport_kind(exc: BaseException) -> Transport:
             return "refused"
         if isinstance(cause, OSError) and cause.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
             return "unreachable"
+        if isinstance(cause, ssl.SSLError):
+            return "tls"
+        if isinstance(cause, aiohttp.ConnectionTimeoutError):  # under both transports
+            return "connect_timeout"
     for cause in chain:
         if isinstance(
             cause,

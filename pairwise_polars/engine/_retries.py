@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
 from pairwise_polars._errors import Fix
+from pairwise_polars.engine._bounds import TOO_LARGE
 from pairwise_polars.engine._failures import Failure
 
 FAIL_FAST_AFTER = 20
@@ -40,6 +41,8 @@ def classify(
 ) -> float | None:
     """The delay before retrying (None: backoff; 0.0: at once, without structured output);
     raises RowError for a failure of this request only and Stop when the run must stop."""
+    if failure.code == TOO_LARGE:  # the same request would get the same answer
+        raise RowError(failure.describe())
     if failure.transport is not None:
         return None
     status, text = failure.status or 0, failure.text

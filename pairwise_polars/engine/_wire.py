@@ -21,6 +21,8 @@ from urllib.request import getproxies, proxy_bypass
 import aiohttp
 import openai
 
+from pairwise_polars.engine._base_url import api_url
+from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_RESPONSE_BYTES, read_capped
 from pairwise_polars.engine._failures import (
     RequestFailed,
     status_failure,
@@ -33,9 +35,15 @@ NOT_JSON = "the reply is not JSON"
 KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits, create_ssl_context
+    from httpx2 import Limits, Response, Timeout, TransportError, create_ssl_context
 except ImportError:  # pragma: no cover - older SDKs
-    from httpx import Limits, create_ssl_context  # type: ignore[no-redef]
+    from httpx import (  # type: ignore[no-redef]
+        Limits,
+        Response,
+        Timeout,
+        TransportError,
+        create_ssl_context,
+    )
 
 
 class Transport(Protocol):
@@ -83,8 +91,11 @@ class WireTransport:
         timeout: float,
         limit: int,
         secrets: tuple[str | None, ...],
+        connect_timeout: float = CONNECT_TIMEOUT,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
-        self._url = f"{url}/chat/completions"
+        self._url = api_url(url, "chat/completions")
+        self._max_bytes = max_bytes
         # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them, read once: aiohttp's trust_env
         # would read them (and ~/.netrc) on a worker thread for every request.
         self._proxy = env_proxy(self._url)
@@ -96,8 +107,9 @@ class WireTransport:
                 keepalive_timeout=KEEPALIVE_S,
                 ssl=create_ssl_context(),  # the SDK's certificates (and SSL_CERT_FILE)
             ),
+            # total: connect to last byte (a dripping server is cut off, not waited on per read)
             timeout=aiohttp.ClientTimeout(
-                total=None, sock_connect=timeout, sock_read=timeout, connect=timeout
+                total=timeout, sock_connect=connect_timeout, sock_read=timeout, connect=timeout
             ),
             # Session headers: aiohttp copies them per request in one step (per-request headers
             # are merged one by one), and they already hold the SDK's User-Agent.
@@ -110,8 +122,14 @@ class WireTransport:
             async with self._session.post(
                 self._url, data=encode(body), allow_redirects=False, proxy=self._proxy
             ) as response:
-                raw = await response.read()
                 status, headers = response.status, response.headers
+                raw = await read_capped(
+                    response.content.iter_chunked(2**16),
+                    self._max_bytes,
+                    None if "Content-Encoding" in headers else headers.get("Content-Length"),
+                )
+        except RequestFailed:
+            raise
         except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
             raise RequestFailed(transport_failure(exc, self._timeout)) from None
         if status >= 300:
@@ -131,39 +149,50 @@ class SdkTransport:
         *,
         timeout: float,
         secrets: tuple[str | None, ...],
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self._client = client
         self._timeout = timeout
         self._secrets = secrets
+        self._max_bytes = max_bytes
 
     @staticmethod
-    def http_client(limit: int, timeout: float) -> openai.DefaultAioHttpClient:
+    def http_client(
+        limit: int, timeout: float, connect_timeout: float = CONNECT_TIMEOUT
+    ) -> openai.DefaultAioHttpClient:
         # The aiohttp transport measured ~2x the default transport's throughput at high
         # concurrency; keep a connection alive per concurrent request.
         limits = Limits(max_connections=limit, max_keepalive_connections=limit)
-        return openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
+        return openai.DefaultAioHttpClient(
+            limits=limits, timeout=Timeout(timeout, connect=connect_timeout)
+        )
 
     async def post(self, body: dict[str, Any]) -> Any:
         try:
             # The documented low-level call with the body we built: the typed helper
             # (chat.completions.create) re-walks every message's type annotations per request.
-            reply = await self._client.post("/chat/completions", body=body, cast_to=object)
+            # Streamed: the body is read here, within max_response_bytes.
+            streamed = await self._client.post(
+                "/chat/completions", body=body, cast_to=Response, stream=True
+            )
+            try:
+                encoded = "content-encoding" in streamed.headers
+                declared = None if encoded else streamed.headers.get("Content-Length")
+                raw = await read_capped(streamed.aiter_bytes(), self._max_bytes, declared)
+            finally:
+                await streamed.aclose()
+            return json.loads(raw)
+        except RequestFailed as exc:
+            failure = exc.failure
         except openai.APIStatusError as exc:
             response = exc.response
             failure = status_failure(
                 response.status_code, response.headers, response.content, self._secrets
             )
-        except openai.APIConnectionError as exc:  # includes timeouts and dropped connections
+        except (openai.APIConnectionError, TransportError) as exc:  # timeouts, dropped, refused
             failure = transport_failure(exc, self._timeout)
         except ValueError:  # a 2xx whose body is not JSON
             failure = status_failure(200, {}, NOT_JSON, self._secrets)
-        else:
-            if not isinstance(reply, str):
-                return reply
-            try:  # the SDK hands back the text of a reply not labelled JSON: so read it as JSON
-                return json.loads(reply)
-            except ValueError:
-                failure = status_failure(200, {}, NOT_JSON, self._secrets)
         # Raised outside the handler: the SDK's exception (which holds the request and its
         # headers, hence the key) is neither kept nor chained.
         raise RequestFailed(failure)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
 
@@ -16,7 +17,7 @@ def parse_judgement(content: str | None, max_score: int) -> tuple[int, str]:
     """Return ``(score, reason)`` or raise ReplyError. Never guesses a score.
 
     A reply fenced as a Markdown JSON block is accepted (the fence is not part of the answer);
-    anything else around the object is not.
+    anything else around the object is not, nor a key given twice (which one would count?).
 
     >>> parse_judgement('{"score": 2, "reason": "tone differs"}', 4)
     (2, 'tone differs')
@@ -28,7 +29,7 @@ def parse_judgement(content: str | None, max_score: int) -> tuple[int, str]:
     if fenced:
         text = fenced.group(1).strip()
     try:
-        answer = json.loads(text)
+        answer = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"reply is not valid JSON ({exc.msg} at char {exc.pos})") from None
     if not isinstance(answer, dict):
@@ -42,3 +43,12 @@ def parse_judgement(content: str | None, max_score: int) -> tuple[int, str]:
         raise ReplyError(f"score {score} is off the rubric 0..{max_score}")
     reason = answer.get("reason")
     return score, reason if isinstance(reason, str) else ""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ReplyError(f"reply gives the key {key!r} twice")
+        seen[key] = value
+    return seen

@@ -71,7 +71,7 @@ def load_manifest(path: str | os.PathLike[str], *, allow_key_env: Iterable[str] 
 
     Relative paths in the manifest (data, metric files, cache) are resolved against the
     manifest's folder, and may point outside it: a manifest is code, trust it as such. Its
-    judge's ``api_key_env`` may name only key-like variables (``*_API_KEY``, ``*_TOKEN``,
+XX
     not CI platform tokens) unless listed in ``allow_key_env``.
     """
     manifest, problems = validate(path, allow_key_env=allow_key_env)

@@ -26,6 +26,8 @@ def check_gates(
     )
     if found is None:
         return None
+    if not found:
+        _empty(check, line, path)
     scopes: dict[str, dict[str, Threshold | None]] = {}
     for scope in ("overall", "per_slice"):
         if scope not in found:
@@ -54,6 +56,8 @@ def _thresholds(
     check: Checker, raw: Any, line: int, path: str, *, names: list[str]
 ) -> dict[str, Threshold | None]:
     found = check.mapping(raw, line, path, allowed=GATE_NAMES)
+    if found is not None and not found:
+        _empty(check, line, path)
     out: dict[str, Threshold | None] = {}
     for gate in GATE_NAMES:
         if found is None or gate not in found:
@@ -63,6 +67,8 @@ def _thresholds(
         if value is None and gate == ERROR_GATE:
             out[gate] = None  # null switches the error gate off
         elif isinstance(value, Mapping):
+            if not value:
+                _empty(check, where, key)
             per_metric = {}
             for metric, limit in value.items():
                 m_line = value.key_lines[metric]
@@ -93,3 +99,13 @@ def _threshold(check: Checker, value: Any, line: int, key: str) -> float | None:
         check.add(line, key, problem)
         return None
     return float(value)
+
+
+def _empty(check: Checker, line: int, path: str) -> None:
+    """An empty gate map checks nothing, yet reads as a gate: fail closed."""
+    check.add(
+        line,
+        path,
+        "an empty mapping gates nothing: give thresholds (e.g. max_mean_divergence: "
+        "{pairwise-bias: 0.2}) or remove the key",
+    )

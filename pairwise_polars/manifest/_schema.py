@@ -17,6 +17,7 @@ from typing import Any, cast
 import yaml
 
 from pairwise_polars._errors import DataSourceError, OptionError
+from pairwise_polars.engine._bounds import MAX_CONCURRENCY
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
@@ -32,7 +33,7 @@ from pairwise_polars.manifest._model import (
     TargetSpec,
 )
 from pairwise_polars.manifest._trust import key_env_problem
-from pairwise_polars.manifest._yaml import Mapping, Sequence, load_with_lines
+from pairwise_polars.manifest._yaml import Mapping, Sequence, load_with_lines, within_nodes
 from pairwise_polars.pairing._columns import Columns
 
 BLOCK_KEYS = (
@@ -69,6 +70,8 @@ JUDGE_KEYS = (
     "max_retries",
     "max_retry_wait",
     "timeout",
+    "connect_timeout",
+    "max_response_bytes",
     "transport",
     "temperature",
     "seed",
@@ -88,6 +91,7 @@ _API_KEY = (
     "api_key_env: NAME"
 )
 _GLOB_CHARS = ("*", "?", "[")
+EXTRA_BODY_NODES = 10_000
 _TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
@@ -95,8 +99,8 @@ def validate(
     path: str | os.PathLike[str], *, allow_key_env: Iterable[str] = ()
 ) -> tuple[Manifest | None, list[Problem]]:
     """Parse and check a manifest; the manifest is None when there is any problem.
-    ``allow_key_env``: variables the judge block's ``api_key_env`` may name although they do
-    not look like keys (see :func:`~pairwise_polars.manifest.key_env_problem`)."""
+    ``allow_key_env``: variables the judge block's ``api_key_env`` may name besides the
+    providers' own (see :func:`~pairwise_polars.manifest.key_env_problem`)."""
     file = os.fspath(path)
     check = Checker(file, allow_key_env=allow_key_env)
     try:
@@ -425,12 +429,14 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
         refused = key_env_problem(options["api_key_env"], check.allow_key_env)
         if refused:
             check.add(found.value_lines["api_key_env"], join(path, "api_key_env"), refused)
-    read("max_concurrency", low=1, integer=True)
+    read("max_concurrency", low=1, high=MAX_CONCURRENCY, integer=True)
     read("requests_per_minute", low=0, open_low=True)
     read("tokens_per_minute", low=0, open_low=True)
     read("max_retries", low=0, integer=True)
     read("max_retry_wait", low=0)
     read("timeout", low=0, open_low=True)
+    read("connect_timeout", low=0, open_low=True)
+    read("max_response_bytes", low=1024, integer=True)
     read("temperature", low=0)
     read("seed", integer=True)
     read("max_tokens", low=1, integer=True)
@@ -453,7 +459,14 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
             options[key] = check.string(*at(found, key), join(path, key))
     if "extra_body" in found:
         value, where = at(found, "extra_body")
-        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+        if not within_nodes(value, EXTRA_BODY_NODES):
+            check.add(
+                where,
+                join(path, "extra_body"),
+                f"expected at most {EXTRA_BODY_NODES:,} values once YAML aliases are expanded "
+                "(a request body's extra fields are a few settings); remove the aliases",
+            )
+        elif isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
             options["extra_body"] = json.loads(json.dumps(value, default=str))
         else:
             check.add(

@@ -78,3 +78,21 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _se
 def load_with_lines(text: str) -> Any:
     """Parse one YAML document; mappings become :class:`Mapping`, lists :class:`Sequence`."""
     return yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass: no arbitrary objects
+
+
+def within_nodes(value: Any, limit: int) -> bool:
+    """Whether ``value`` has at most ``limit`` nodes once YAML aliases are expanded (an alias
+    bomb is small as loaded, aliases sharing objects, and huge once copied or serialised)."""
+    budget = [limit]
+
+    def walk(node: Any) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if isinstance(node, dict):
+            return all(walk(k) and walk(v) for k, v in node.items())
+        if isinstance(node, list):
+            return all(walk(item) for item in node)
+        return True
+
+    return walk(value)

@@ -18,6 +18,7 @@ from pairwise_polars._schemas import REQUEST_SCHEMA
 from pairwise_polars.metrics import PAIR_VARIABLES, Metric
 from pairwise_polars.pairing._pair_id import mm3
 from pairwise_polars.pairing._pairs import SKIP_REASON
+from pairwise_polars.scoring._labels import check_labels
 
 ROW = "__pairwise_row"
 ORDER = "__pairwise_order"
@@ -35,6 +36,7 @@ def check_pairs(pairs: pl.DataFrame, metrics: Sequence[Metric]) -> None:
             f"The pair frame lacks columns {missing}; it has {pairs.columns}. Build it with "
             "form_pairs(...), or pass the response rows to score(...) instead of score_pairs."
         )
+    check_labels(pairs, [metric.params for metric in metrics])
     judgeable = _judgeable(pairs)
     for metric in metrics:
         available: set[str] = set(PAIR_VARIABLES)

@@ -22,6 +22,7 @@ Pytest fixtures live in :mod:`pairwise_polars.testing.fixtures` (imports pytest)
 from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
+from ._hostile import HostileMode, HostileServer
 from ._received import ReceivedRequest
 from ._server import CapturedRequest, ReplyHook, ServerStats, TestServer
 
@@ -30,6 +31,8 @@ __all__ = [
     "CapturedRequest",
     "FaultName",
     "Faults",
+    "HostileMode",
+    "HostileServer",
     "ReceivedRequest",
     "ReplyHook",
     "ServerStats",

@@ -144,7 +144,7 @@ def test_timeouts_are_retried_then_become_errors(judge_server, sample) -> None:
     judge = judge_for(judge_server, timeout=0.2, max_retries=1)
     scored = pp.score(jobs(groups=1), "pairwise-bias", judge=judge, cache=False, progress=False)
     assert scored["score"].is_null().all()
-    expected = "timeout (no answer within 0.2 s) (gave up after 2 attempts)"
+    expected = "timeout (no complete answer within 0.2 s) (gave up after 2 attempts)"
     assert scored["error"].str.starts_with(expected).all()
 
 

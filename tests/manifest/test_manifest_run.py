@@ -90,7 +90,7 @@ def test_judges_built_from_the_manifest(tmp_path: Path, monkeypatch: pytest.Monk
           max_concurrency: 4
           requests_per_minute: 120
         """)  # fmt: skip
-    spec = load_manifest(path).targets["demo"].judge
+    spec = load_manifest(path, allow_key_env=["MY_JUDGE_API_KEY"]).targets["demo"].judge
     with pytest.raises(ManifestError) as caught:
         spec.build()
     assert str(caught.value) == (

@@ -334,7 +334,7 @@ def test_judge_forms(workdir: Path) -> None:
               judge:
                 model: judge-small
                 base_url: http://localhost:8000/v1
-                api_key_env: MY_JUDGE_API_KEY
+                api_key_env: ANTHROPIC_API_KEY
                 max_concurrency: 8
                 requests_per_minute: 600
                 temperature: 0
@@ -343,7 +343,7 @@ def test_judge_forms(workdir: Path) -> None:
     )
     judge = load_manifest("m.yaml").targets["demo"].judge
     assert (judge.kind, judge.model) == ("openai", "judge-small")
-    assert judge.api_key_env == "MY_JUDGE_API_KEY"
+    assert judge.api_key_env == "ANTHROPIC_API_KEY"
     assert dict(judge.options) == {"base_url": "http://localhost:8000/v1", "max_concurrency": 8,
                                    "requests_per_minute": 600, "temperature": 0}  # fmt: skip
 

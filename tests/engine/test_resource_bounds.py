@@ -1,0 +1,75 @@
+"""What a request may cost, whatever the server does (issue 30, items 11, 12, 14, 15 and the TLS
+message of 23): a dripping server, a host that never accepts, huge answers and gzip bombs, over
+real sockets on both transports."""
+
+from __future__ import annotations
+
+import time
+
+import polars as pl
+import pytest
+from conftest import jobs
+
+import pairwise_polars as pp
+from pairwise_polars.testing import HostileServer, TestServer
+
+TRANSPORTS = ["fast", "sdk"]
+
+
+def _judge(url: str, transport: str, **options: object) -> pp.OpenAIJudge:
+    options = {"backoff_base": 0.01, "max_retries": 0, "max_concurrency": 2, **options}
+    return pp.OpenAIJudge("judge", base_url=url, api_key="k", transport=transport, **options)
+
+
+def _score(judge: pp.OpenAIJudge) -> pl.DataFrame:
+    return pp.score(jobs(groups=1), "pairwise-bias", judge=judge, cache=False, progress=False)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("mode", ["drip-headers", "drip-body"])
+def test_a_dripping_server_is_cut_off_at_the_timeout(transport: str, mode: str) -> None:
+    # a byte every 0.1 s: no single read waits long, only the whole answer does
+    with HostileServer(mode, interval=0.1) as server:
+        started = time.perf_counter()
+        scored = _score(_judge(server.base_url, transport, timeout=0.6))
+        elapsed = time.perf_counter() - started
+    assert elapsed < 4.0
+    assert scored["score"].is_null().all()
+    assert scored["error"].str.starts_with("timeout (no complete answer within 0.6 s)").all()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_host_that_never_accepts_stops_the_run_at_the_connect_timeout(transport: str) -> None:
+    with HostileServer("never-accept") as server:
+        started = time.perf_counter()
+        with pytest.raises(pp.JudgeError) as info:
+            _score(_judge(server.base_url, transport, connect_timeout=0.3, max_retries=6))
+        elapsed = time.perf_counter() - started
+    assert elapsed < 3.0
+    assert f"Cannot reach the server at {server.base_url}: no connection within " in str(info.value)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("mode", ["huge", "gzip-bomb"])
+def test_an_oversize_answer_is_an_error_row_not_retried(transport: str, mode: str) -> None:
+    with HostileServer(mode, size=3 * 2**20) as server:
+        judge = _judge(server.base_url, transport, max_response_bytes=2**20, max_retries=3)
+        scored = _score(judge)
+    assert scored["score"].is_null().all() and (scored["attempts"] == 1).all()
+    assert scored["error"].str.contains(
+        "larger than max_response_bytes (1,048,576 bytes)", literal=True
+    ).all()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_https_to_a_plain_http_port_says_so(judge_server: TestServer, transport: str) -> None:
+    url = judge_server.base_url.replace("http://", "https://")
+    with pytest.raises(pp.JudgeError, match=r"TLS handshake failed .*use http://"):
+        _score(_judge(url, transport))
+
+
+def test_max_concurrency_is_bounded() -> None:
+    with pytest.raises(pp.OptionError, match="max_concurrency must be from 1 to 4096, got 10"):
+        pp.OpenAIJudge("judge", max_concurrency=1_000_000_000)
+    with pytest.raises(pp.OptionError, match="max_response_bytes must be at least 1024"):
+        pp.OpenAIJudge("judge", max_response_bytes=10)
