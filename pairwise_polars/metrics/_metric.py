@@ -15,9 +15,9 @@ import yaml
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
 from jinja2 import TemplateError as JinjaError
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import SandboxedEnvironment
 
 from pairwise_polars._errors import MetricError, TemplateError
+from pairwise_polars.metrics._sandbox import MAX_TEXT, BoundedSandbox
 
 PAIR_VARIABLES = (
     "input",
@@ -61,58 +61,45 @@ def fence(text: object) -> str:
     return f"<<<{tag}\n{body}\n>>>{tag}"
 
 
-MAX_TEXT = 1_000_000
-"""The most characters (or items) a product in a template, a padding filter or a whole
-rendered prompt may have: far above any judge prompt, far below what exhausts memory."""
-_MAX_BITS = 4096
-_PADDING_FILTERS = ("center", "indent", "wordwrap", "truncate", "format")
 _LOADING = {
     nodes.Extends: "extends",
     nodes.Include: "include",
     nodes.Import: "import",
     nodes.FromImport: "from ... import",
 }
-
-
-class _BoundedSandbox(SandboxedEnvironment):
-    """Jinja2's sandbox (no Python internals; ranges of at most 100,000 items), with products,
-    powers and padding bounded too, so a template cannot exhaust memory by arithmetic."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*":
-            for seq, times in ((left, right), (right, left)):
-                sized = isinstance(seq, (str, list, tuple)) and isinstance(times, int)
-                if sized and len(seq) * times > MAX_TEXT:
-                    raise SecurityError(
-                        f"a product of {len(seq):,} items by {times:,} exceeds the "
-                        f"template limit of {MAX_TEXT:,}"
-                    )
-        ints = isinstance(left, int) and isinstance(right, int)
-        if operator == "**" and ints and abs(left) > 1 and right * left.bit_length() > _MAX_BITS:
-            raise SecurityError(f"the power {left} ** {right} is too large for a template")
-        return super().call_binop(context, operator, left, right)
-
-
-def _bounded(name: str, filter_: Any) -> Any:
-    def bounded(*args: Any, **kwargs: Any) -> Any:
-        sizes = [a for a in (*args[1:], *kwargs.values()) if isinstance(a, int)]
-        if any(abs(size) > MAX_TEXT for size in sizes):
-            raise SecurityError(f"the {name} filter's width exceeds the limit of {MAX_TEXT:,}")
-        return filter_(*args, **kwargs)
-
-    return bounded
-
+_TEMPLATE_FAILURES = (JinjaError, OverflowError, MemoryError, RecursionError, ValueError)
+"""What rendering a template may raise: the sandbox's SecurityError (a JinjaError), and
+OverflowError, its answer to a range too large and to float arithmetic beyond the float range."""
 
 # Data values are passed as variables, never rendered as templates, and neutralised so that no
 # value can close a block (the fence filter); the sandbox keeps a user's template file from
-# reaching Python internals, and from loading other files (it has no loader).
-_ENV = _BoundedSandbox(
+# reaching Python internals, from loading other files (it has no loader), and from growing text
+# without bound (metrics/_sandbox.py).
+_ENV = BoundedSandbox(
     undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=False
 )
-_ENV.filters.update({name: _bounded(name, _ENV.filters[name]) for name in _PADDING_FILTERS})
 _ENV.filters["fence"] = fence
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, never empty (a MemoryError has no text)."""
+    reason = str(exc).rstrip(".")
+    if isinstance(exc, OverflowError) and "range" not in reason.lower():
+        return f"a number too large ({reason})"
+    if isinstance(exc, MemoryError):
+        return "it ran out of memory (MemoryError): check the template's loops and filters"
+    return reason or type(exc).__name__
+
+
+def _render(template: Any, context: Mapping[str, Any], budget: int) -> str:
+    """The template rendered, stopped as soon as its output passes ``budget`` characters."""
+    parts: list[str] = []
+    for part in template.generate(context):
+        budget -= len(part)
+        if budget < 0:
+            raise SecurityError(f"the rendered prompt exceeds the limit of {MAX_TEXT:,}")
+        parts.append(part)
+    return "".join(parts)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +131,10 @@ class Metric:
             raise TemplateError(
                 f"Metric {self.name!r} ({self.source}): template syntax error on line "
                 f"{exc.lineno}: {exc.message}."
+            ) from exc
+        except _TEMPLATE_FAILURES as exc:  # compiling folds constants: a failure of those
+            raise TemplateError(
+                f"Metric {self.name!r} ({self.source}) failed to compile: {_reason(exc)}."
             ) from exc
 
     @cached_property
@@ -180,19 +171,16 @@ class Metric:
         context = {**self.params, **data}
         system, user = self._templates
         try:
-            messages = [
-                {"role": "system", "content": system.render(context).strip()},
-                {"role": "user", "content": user.render(context).strip()},
-            ]
-        except (JinjaError, OverflowError, MemoryError, RecursionError) as exc:
-            # JinjaError includes the sandbox's SecurityError; OverflowError is its answer to a
-            # range too large, and to float arithmetic beyond the float range.
-            reason = str(exc).rstrip(".")
-            if isinstance(exc, OverflowError) and "range" not in reason.lower():
-                reason = f"a number too large ({reason})"
+            system_text = _render(system, context, MAX_TEXT).strip()
+            user_text = _render(user, context, MAX_TEXT - len(system_text)).strip()
+        except _TEMPLATE_FAILURES as exc:
             raise TemplateError(
-                f"Metric {self.name!r} ({self.source}) failed to render: {reason}."
+                f"Metric {self.name!r} ({self.source}) failed to render: {_reason(exc)}."
             ) from exc
+        messages = [
+            {"role": "system", "content": system_text},
+            {"role": "user", "content": user_text},
+        ]
         size = sum(len(m["content"]) for m in messages)
         if size > MAX_TEXT:
             raise TemplateError(
