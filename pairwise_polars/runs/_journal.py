@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pairwise_polars._errors import Fix, OutputError, RunStateError
@@ -248,7 +249,7 @@ def _read(path: Path) -> dict[str, Any]:
 def _part_is_whole(path: Path, rows: int | None) -> bool:
     try:
         return rows is not None and pq.read_metadata(path).num_rows == rows
-    except (OSError, ValueError, pq.lib.ArrowException):  # type: ignore[attr-defined]
+    except (OSError, ValueError, pa.ArrowException):  # a deleted, truncated or foreign part
         return False
 
 
