@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import polars as pl
 
@@ -23,21 +23,45 @@ def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
     read is named at once); in-memory frames are eager. The caller's object is never modified.
     """
     if isinstance(data, pl.LazyFrame):
-        return data, False
+        return as_text(data), False
     if isinstance(data, pl.DataFrame):
-        return data.lazy(), True
+        return as_text(data.lazy()), True
     if is_paths(data):
-        return scan_data(data), False
+        return as_text(scan_data(data)), False
     module = type(data).__module__.split(".")[0]
     if module == "pyarrow":
-        return pl.DataFrame(pl.from_arrow(data)).lazy(), True
+        return as_text(pl.DataFrame(pl.from_arrow(data)).lazy()), True
     if module == "pandas":
-        return pl.from_pandas(cast(Any, data)).lazy(), True
+        return as_text(_from_pandas(data).lazy()), True
     raise DataSourceError(
         f"Cannot read data of type {type(data).__name__}. Pass a polars DataFrame or LazyFrame, "
         "a pyarrow Table, a pandas DataFrame, or file path(s) (parquet, CSV, TSV, NDJSON or "
         "JSON), a folder or a glob."
     )
+
+
+def as_text(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Categorical and enum columns (a pandas category, a dictionary-encoded arrow or parquet
+    column) as plain strings: texts from several sources then join and concatenate alike."""
+    schema = frame.collect_schema()
+    coded = [name for name, dtype in schema.items() if isinstance(dtype, (pl.Categorical, pl.Enum))]
+    return frame.with_columns(pl.col(coded).cast(pl.String)) if coded else frame
+
+
+def _from_pandas(data: Any) -> pl.DataFrame:
+    try:
+        return pl.from_pandas(data)
+    except Exception as exc:  # pyarrow's ArrowInvalid / ArrowTypeError: find the column
+        for name in data.columns:
+            try:
+                pl.from_pandas(data[[name]])
+            except Exception:
+                kinds = sorted({type(v).__name__ for v in data[name].dropna()})
+                raise DataSourceError(
+                    f"Cannot read the pandas column {name!r}: it mixes values of types {kinds}. "
+                    f"Give it one type, e.g. data[{name!r}] = data[{name!r}].astype(str)."
+                ) from exc
+        raise DataSourceError(f"Cannot read the pandas frame: {exc}") from exc
 
 
 def finish(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:

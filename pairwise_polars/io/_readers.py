@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars._errors import DataSourceError
+from pairwise_polars.io._delimited import check_delimited
 from pairwise_polars.io._sources import (
     PARQUET_MAGIC,
     Format,
@@ -74,6 +75,8 @@ def _parquet_schema(path: str) -> pl.Schema:
 
 
 def _scan_text(path: str, kind: Format) -> pl.LazyFrame:
+    if kind in ("csv", "tsv"):
+        check_delimited(path, "\t" if kind == "tsv" else ",", NAMES[kind])
     if kind == "csv":
         return pl.scan_csv(path, infer_schema_length=None)
     if kind == "tsv":

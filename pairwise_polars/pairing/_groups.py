@@ -154,6 +154,9 @@ def checked_rows(
         required=required,
         caller=caller,
     )
+    if frame.collect_schema()[columns.group_by].is_float():
+        # NaN is no group: as null, it is reported (a NaN equals every NaN in a join)
+        frame = frame.with_columns(pl.col(columns.group_by).fill_nan(None))
     frame, id_col = with_ids(frame, columns)
     return frame, eager, id_col
 
