@@ -114,9 +114,9 @@ class BoundedSandbox(SandboxedEnvironment):
                 raise _refuse("a sum of texts (+)")
         elif operator == "%" and isinstance(left, str):
             check_percent(left, right)
-        ints = isinstance(left, int) and isinstance(right, int)
-        if operator == "**" and ints and abs(left) > 1 and right * left.bit_length() > _MAX_BITS:
-            raise SecurityError(f"the power {left} ** {right} is too large for a template")
+        if operator == "**" and isinstance(left, int) and isinstance(right, int):
+            if abs(left) > 1 and right * left.bit_length() > _MAX_BITS:
+                raise SecurityError(f"the power {left} ** {right} is too large for a template")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
