@@ -114,9 +114,8 @@ class BoundedSandbox(SandboxedEnvironment):
                 raise _refuse("a sum of texts (+)")
         elif operator == "%" and isinstance(left, str):
             check_percent(left, right)
-        if operator == "**" and isinstance(left, int) and isinstance(right, int):
-            if abs(left) > 1 and right * left.bit_length() > _MAX_BITS:
-                raise SecurityError(f"the power {left} ** {right} is too large for a template")
+        if operator == "**" and _huge_power(left, right):
+            raise SecurityError(f"the power {left} ** {right} is too large for a template")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -141,6 +140,12 @@ class BoundedSandbox(SandboxedEnvironment):
             return wrapped(*args, **kwargs)
 
         return bounded
+
+
+def _huge_power(left: Any, right: Any) -> bool:
+    if not (isinstance(left, int) and isinstance(right, int)):
+        return False
+    return abs(left) > 1 and right * left.bit_length() > _MAX_BITS
 
 
 def _check_str_method(text: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
