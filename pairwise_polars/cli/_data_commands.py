@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError, OutputError
+from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._options import (
     add_cache_options,
@@ -348,14 +345,4 @@ def _save_scored(
         "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     metadata = {PROVENANCE_KEY: json.dumps(about)}
-    try:
-        write_parquet(scored, args.out, what="the scored frame (-o)", metadata=metadata)
-    except OutputError as exc:
-        handle, spare = tempfile.mkstemp(prefix="pairwise-polars-scored-", suffix=".parquet")
-        os.close(handle)
-        try:
-            write_parquet(scored, spare, what="a copy", metadata=metadata)
-        except OutputError:
-            Path(spare).unlink(missing_ok=True)
-            raise exc from None
-        raise OutputError(f"{exc} The scored frame was saved to {spare!r} instead.") from exc
+    write_parquet(scored, args.out, what="the scored frame (-o)", metadata=metadata, rescue=True)

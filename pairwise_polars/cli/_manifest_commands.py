@@ -291,6 +291,7 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         paths["scored.parquet"],
         what="the scored frame",
         metadata={PROVENANCE_KEY: json.dumps(recorded)},
+        rescue=True,
     )
     write_parquet(run.summary, paths["summary.parquet"], what="the summary")
     if table == "csv":

@@ -7,6 +7,7 @@ from pairwise_polars.io._frames import DataLike, finish, to_lazy
 from pairwise_polars.io._outputs import (
     check_folder_writable,
     check_writable,
+    likely_cause,
     output_error,
     write_parquet,
     write_text,
@@ -39,6 +40,7 @@ __all__ = [
     "finish",
     "input_files",
     "is_paths",
+    "likely_cause",
     "output_error",
     "provenance",
     "scan_data",

@@ -4,10 +4,13 @@ writes whose failure says which file and why (a full disk, no permission, a fold
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
-from collections.abc import Mapping
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import polars as pl
@@ -15,6 +18,7 @@ import polars as pl
 from pairwise_polars._errors import OutputError
 
 _PROBE_BYTES = 4096
+_FULL_BYTES = 16 * 2**20  # less free space than this: the disk is as good as full
 _OS_ERROR = re.compile(r"os error (\d+)")
 
 
@@ -75,40 +79,88 @@ def write_parquet(
     *,
     what: str,
     metadata: Mapping[str, str] | None = None,
+    rescue: bool = False,
 ) -> Path:
     """``frame.write_parquet(path)`` (with key-value ``metadata`` in the file's footer), its
-    folder created; an I/O failure is an :class:`OutputError` naming ``what``."""
+    folder created, written to a temporary file beside it and renamed over ``path`` only once
+    whole: a failed write leaves ``path`` as it was, never a truncated file. A failure is an
+    :class:`OutputError` naming ``what``; with ``rescue`` (results already paid for) the frame
+    is first saved to the temporary folder, and the error says where."""
     target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(tmp: Path) -> None:
         if metadata:
-            frame.write_parquet(target, metadata=dict(metadata))
+            frame.write_parquet(tmp, metadata=dict(metadata))
         else:
-            frame.write_parquet(target)
+            frame.write_parquet(tmp)
+
+    try:
+        _replace_atomically(target, write)
     except (OSError, pl.exceptions.PolarsError) as exc:
-        if _errno(exc) is None and not isinstance(exc, OSError):
-            raise  # not an I/O problem
-        raise output_error(exc, target, what) from exc
+        error = output_error(exc, target, what, likely=likely_cause(target.parent))
+        if rescue:
+            raise _rescued(error, frame, metadata) from exc
+        raise error from exc
     return target
 
 
 def write_text(path: str | os.PathLike[str], text: str, *, what: str, append: bool = False) -> Path:
-    """Write (or ``append``) UTF-8 text, its folder created; an I/O failure is an
-    :class:`OutputError`."""
+    """Write (or ``append``) UTF-8 text, its folder created; a written file replaces ``path``
+    only once whole. An I/O failure is an :class:`OutputError`."""
     target = Path(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if append:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            _replace_atomically(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     except OSError as exc:
         raise output_error(exc, target, what) from exc
     return target
 
 
-def output_error(exc: BaseException, path: Path, what: str) -> OutputError:
+def _replace_atomically(target: Path, write: Callable[[Path], object]) -> None:
+    """``write`` a temporary file in ``target``'s folder (so the rename cannot cross devices),
+    then rename it over ``target``; the temporary file never outlives a failure. A device or
+    a pipe (``/dev/stdout``) is written directly: it cannot be renamed over."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists() and not target.is_file():
+        write(target)
+        return
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(OSError):  # gone (renamed), or not a file we made
+            tmp.unlink()
+
+
+def _rescued(
+    error: OutputError, frame: pl.DataFrame, metadata: Mapping[str, str] | None
+) -> OutputError:
+    """``error``, saying where the frame was saved instead (the temporary folder), or that it
+    could not be saved anywhere."""
+    handle, spare = tempfile.mkstemp(prefix="pairwise-polars-scored-", suffix=".parquet")
+    os.close(handle)
+    try:
+        frame.write_parquet(spare, metadata=dict(metadata or {}))
+    except (OSError, pl.exceptions.PolarsError):
+        Path(spare).unlink(missing_ok=True)
+        return error
+    rescued = OutputError(f"{error} The results were saved to {spare!r} instead.")
+    rescued.errno = error.errno
+    return rescued
+
+
+def output_error(
+    exc: BaseException, path: Path, what: str, *, likely: int | None = None
+) -> OutputError:
     """The :class:`OutputError` for a failed write: which output, which path, and the reason in
-    words (a full disk, a size limit, no permission)."""
-    code = _errno(exc)
+    words (a full disk, a size limit, no permission). ``likely``: the errno to assume when the
+    error carries none (polars reports a failed write as a broken file, e.g. "Invalid thrift")."""
+    code = _errno(exc) or likely
     if code in (errno.ENOSPC, errno.EDQUOT):
         reason = "no space left on the device (the disk or the quota is full)"
     elif code == errno.EFBIG:
@@ -122,6 +174,25 @@ def output_error(exc: BaseException, path: Path, what: str) -> OutputError:
     error = OutputError(f"Cannot write {what} {str(path)!r}: {reason}.")
     error.errno = code  # an OSError's errno, for callers that check it
     return error
+
+
+def likely_cause(folder: Path) -> int | None:
+    """Why a write that said nothing useful most likely failed: a file size limit in force, or
+    a disk with (almost) no space left; None when neither holds."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if soft != resource.RLIM_INFINITY:
+            return errno.EFBIG
+    except (ImportError, OSError, ValueError):  # not on this platform
+        pass
+    try:
+        if shutil.disk_usage(folder).free < _FULL_BYTES:
+            return errno.ENOSPC
+    except OSError:
+        pass
+    return None
 
 
 def _errno(exc: BaseException) -> int | None:

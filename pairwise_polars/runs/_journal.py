@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pairwise_polars._errors import Fix, OutputError, RunStateError
-from pairwise_polars.io import output_error
+from pairwise_polars.io import likely_cause, output_error
 
 JOURNAL = "run.json"
 SUMMARY = "summary.parquet"
@@ -55,8 +56,8 @@ def write_atomically(path: Path, write: Any) -> None:
     except OutputError:
         raise
     except Exception as exc:
-        error = output_error(exc, path, "the run's file")
-        if error.errno is None and not isinstance(exc, OSError):
+        error = output_error(exc, path, "the run's file", likely=likely_cause(path.parent))
+        if error.errno is None and not isinstance(exc, (OSError, pl.exceptions.PolarsError)):
             raise
         raise OutputError(
             f"{error} The run in {str(path.parent)!r} stopped there: free space (or fix the "
