@@ -234,10 +234,16 @@ def warn_empty(data: DataLike) -> None:
     )
 
 
+MAX_PAIR_CHARS = 900_000
+"""The most characters a pair's inputs and outputs may have together to be judged: a prompt
+holds at most 1,000,000 (``metrics``' MAX_TEXT), the template's own text included. A larger
+pair is kept unjudged with its reason (one error row), not an abort of the whole run."""
+
+
 def skip_reason() -> pl.Expr:
-    """Why a pair cannot be judged, e.g. ``"null output_a"`` or ``"null input_b"``; null when
-    both outputs have text and both inputs are there (a null input would reach the judge as the
-    text "None")."""
+    """Why a pair cannot be judged, e.g. ``"null output_a"`` or ``"null input_b"``, or its texts
+    too long for a prompt; null when both outputs have text and both inputs are there (a null
+    input would reach the judge as the text "None")."""
     reasons = []
     for side in ("a", "b"):
         out = pl.col(f"output_{side}")
@@ -249,6 +255,17 @@ def skip_reason() -> pl.Expr:
         reasons.append(
             pl.when(pl.col(f"input_{side}").is_null()).then(pl.lit(f"null input_{side}"))
         )
+    texts = ("input_a", "input_b", "output_a", "output_b")
+    size = pl.sum_horizontal(pl.col(c).str.len_chars().fill_null(0) for c in texts)
+    reasons.append(
+        pl.when(size > MAX_PAIR_CHARS).then(
+            pl.format(
+                "texts too long to judge ({} characters; at most {} fit a prompt)",
+                size,
+                pl.lit(MAX_PAIR_CHARS),
+            )
+        )
+    )
     joined = pl.concat_str(reasons, separator="; ", ignore_nulls=True)
     return pl.when(joined != "").then(joined)
 

@@ -99,7 +99,7 @@ def test_wrong_types(workdir: Path) -> None:
         f"m.yaml:10: {BLOCK}.on_invalid: expected raise or skip, got a string ('skp'); did you "
         "mean 'skip'?",
         f"m.yaml:11: {BLOCK}.columns.outptu: unknown key 'outptu'; did you mean 'output'?",
-        f"m.yaml:12: {BLOCK}.judge.max_concurrency: expected an integer of at least 1, got a "
+        f"m.yaml:12: {BLOCK}.judge.max_concurrency: expected an integer from 1 to 4096, got a "
         "number (0)",
         f"m.yaml:12: {BLOCK}.judge.timeout: expected a number above 0, got a string ('fast')",
         f"m.yaml:12: {BLOCK}.judge.seed: expected an integer, got a number (1.5)",
