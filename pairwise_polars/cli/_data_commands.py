@@ -23,6 +23,7 @@ from pairwise_polars.cli._options import (
     judge_from,
     pairing_from,
     prices_from,
+    storage_options_from,
     whole,
 )
 from pairwise_polars.cli._verdicts import exit_code, threshold
@@ -166,7 +167,7 @@ def _paths(paths: list[str]) -> str | list[str]:
 
 
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(_paths(args.data))
+    return scan_data(_paths(args.data), storage_options_from(args))
 
 
 def _pairs(args: argparse.Namespace, console: Console) -> int:
@@ -340,7 +341,7 @@ def _save_scored(
     after judging (the disk filled up meanwhile), the frame goes to the temporary folder, so
     judgements paid for with --no-cache are not lost."""
     about = {
-        "data": list(input_files(args.data).files),
+        "data": list(input_files(args.data, storage_options_from(args)).files),
         "strategy": strategy,
         "metrics": [m.name for m in metrics],
         "judge": judge.name,

@@ -3,7 +3,7 @@ LazyFrame, results given back in the kind the caller passed; input files (parque
 NDJSON, JSON; folders and globs) found and checked before anything is read; outputs written
 with errors that say which file and why."""
 
-from pairwise_polars.io._frames import DataLike, finish, to_lazy
+from pairwise_polars.io._frames import DataLike, finish, open_data, to_lazy
 from pairwise_polars.io._outputs import (
     check_folder_writable,
     check_writable,
@@ -23,6 +23,15 @@ from pairwise_polars.io._sources import (
     input_files,
     is_paths,
     source_files,
+    uri_format,
+)
+from pairwise_polars.io._stores import (
+    StorageOptions,
+    checked_options,
+    is_secret_option,
+    is_uri,
+    redact_options,
+    secret_values,
 )
 
 __all__ = [
@@ -33,18 +42,26 @@ __all__ = [
     "Format",
     "PathLike",
     "Source",
+    "StorageOptions",
     "check_folder_writable",
     "check_writable",
+    "checked_options",
     "file_format",
     "finish",
     "input_files",
     "is_paths",
+    "is_secret_option",
+    "is_uri",
+    "open_data",
     "output_error",
     "provenance",
+    "redact_options",
     "scan_data",
     "scan_source",
+    "secret_values",
     "source_files",
     "to_lazy",
+    "uri_format",
     "write_parquet",
     "write_text",
 ]
