@@ -91,3 +91,28 @@ def test_targets_verdict_words() -> None:
     assert targets_verdict({"a": "fail", "b": "fail", "c": "pass"}, 3) == (
         "2 of 3 targets failed a gate (a, b)"
     )
+
+
+def test_a_run_options_mismatch_names_the_option_with_its_old_and_new_value(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pairwise_polars as pp
+
+    rows(refusing=False, controls=False, groups=3).write_parquet("rows.parquet")
+    bias = pp.get_metric("pairwise-demographic-bias", attribute_under_test="gender")
+    pp.score_parquet("rows.parquet", "run", [pp.get_metric("pairwise-bias"), bias],
+                     progress=False)  # fmt: skip
+    age = bias.with_params(attribute_under_test="age")
+    with pytest.raises(pp.RunStateError) as info:
+        pp.score_parquet("rows.parquet", "run", [pp.get_metric("pairwise-bias"), age],
+                         progress=False)  # fmt: skip
+    assert "the metrics differ ([pairwise-demographic-bias].params.attribute_under_test: " in (
+        str(info.value)
+    )
+    assert 'was "gender", now "age")' in str(info.value)
+    argv = ["score", "rows.parquet", "--run-dir", "run", "-m", "pairwise-refusal-disparity"]
+    assert main(argv) == EXIT_INVALID
+    assert (
+        "the metrics differ (names: was pairwise-bias, pairwise-demographic-bias, now "
+        "pairwise-refusal-disparity)"
+    ) in capsys.readouterr().err
