@@ -3,6 +3,7 @@ LazyFrame, results given back in the kind the caller passed; input files (parque
 NDJSON, JSON; folders and globs) found and checked before anything is read; outputs written
 with errors that say which file and why."""
 
+from pairwise_polars.io._formats import output_format, refuse_overwriting_inputs, write_frame
 from pairwise_polars.io._frames import DataLike, finish, open_data, to_lazy
 from pairwise_polars.io._outputs import (
     check_folder_writable,
@@ -54,14 +55,17 @@ __all__ = [
     "is_uri",
     "open_data",
     "output_error",
+    "output_format",
     "provenance",
     "redact_options",
+    "refuse_overwriting_inputs",
     "scan_data",
     "scan_source",
     "secret_values",
     "source_files",
     "to_lazy",
     "uri_format",
+    "write_frame",
     "write_parquet",
     "write_text",
 ]
