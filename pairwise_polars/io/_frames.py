@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.io._readers import scan_data
 from pairwise_polars.io._sources import PathLike, is_paths
+from pairwise_polars.io._stores import StorageOptions
 
 DataLike = pl.DataFrame | pl.LazyFrame | PathLike | Sequence[PathLike] | Any
 """A polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame, or file path(s): parquet,
 CSV, TSV, NDJSON or JSON files, folders or globs."""
 
 
-def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
+def to_lazy(
+    data: DataLike, storage_options: StorageOptions | None = None
+) -> tuple[pl.LazyFrame, bool]:
     """Return ``(lazy_frame, eager)``; ``eager`` says whether results should be collected.
 
     Paths and LazyFrames stay lazy (every file's schema is read now, so a file that cannot be
@@ -27,7 +30,7 @@ def to_lazy(data: DataLike) -> tuple[pl.LazyFrame, bool]:
     if isinstance(data, pl.DataFrame):
         return as_text(data.lazy()), True
     if is_paths(data):
-        return as_text(scan_data(data)), False
+        return as_text(scan_data(data, storage_options)), False
     module = type(data).__module__.split(".")[0]
     if module == "pyarrow":
         return as_text(pl.DataFrame(pl.from_arrow(data)).lazy()), True
@@ -62,6 +65,14 @@ def _from_pandas(data: Any) -> pl.DataFrame:
                     f"Give it one type, e.g. data[{name!r}] = data[{name!r}].astype(str)."
                 ) from exc
         raise DataSourceError(f"Cannot read the pandas frame: {exc}") from exc
+
+
+def open_data(data: DataLike, storage_options: StorageOptions | None) -> DataLike:
+    """``data`` as an entry point passes it on: paths given with ``storage_options`` scanned
+    now with them (a LazyFrame, as paths give anyway); anything else unchanged."""
+    if storage_options is None or not is_paths(data):
+        return data
+    return scan_data(cast("PathLike | Sequence[PathLike]", data), storage_options)
 
 
 def finish(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:

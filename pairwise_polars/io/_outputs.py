@@ -95,11 +95,11 @@ def write_parquet(
             frame.write_parquet(tmp)
 
     try:
-        _replace_atomically(target, write)
+        replace_atomically(target, write)
     except (OSError, pl.exceptions.PolarsError) as exc:
         error = output_error(exc, target, what, likely=likely_cause(target.parent))
         if rescue:
-            raise _rescued(error, frame, metadata) from exc
+            raise rescued(error, frame, metadata) from exc
         raise error from exc
     return target
 
@@ -114,13 +114,13 @@ def write_text(path: str | os.PathLike[str], text: str, *, what: str, append: bo
             with open(target, "a", encoding="utf-8") as handle:
                 handle.write(text)
         else:
-            _replace_atomically(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            replace_atomically(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     except OSError as exc:
         raise output_error(exc, target, what) from exc
     return target
 
 
-def _replace_atomically(target: Path, write: Callable[[Path], object]) -> None:
+def replace_atomically(target: Path, write: Callable[[Path], object]) -> None:
     """``write`` a temporary file in ``target``'s folder (so the rename cannot cross devices),
     then rename it over ``target``; the temporary file never outlives a failure. A device or
     a pipe (``/dev/stdout``) is written directly: it cannot be renamed over."""
@@ -137,7 +137,7 @@ def _replace_atomically(target: Path, write: Callable[[Path], object]) -> None:
             tmp.unlink()
 
 
-def _rescued(
+def rescued(
     error: OutputError, frame: pl.DataFrame, metadata: Mapping[str, str] | None
 ) -> OutputError:
     """``error``, saying where the frame was saved instead (the temporary folder), or that it
