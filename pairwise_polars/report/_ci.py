@@ -5,6 +5,7 @@ gate appears with no change here."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -145,6 +146,10 @@ def junit_xml(outcomes: Sequence[Outcome], *, name: str = "pairwise-polars") -> 
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", f"{sum(o.seconds for o in outcomes):.3f}")
+    for element in root.iter():  # data (a slice name, an error) may hold what XML 1.0 cannot
+        element.attrib.update({k: _xml_text(v) for k, v in element.attrib.items()})
+        if element.text:
+            element.text = _xml_text(element.text)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -215,4 +220,16 @@ def _checks_table(checks: pl.DataFrame) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text from the data as Markdown shows it literally: no HTML, and no image or link (a
+    ``![px](http://...)`` in a slice name would make the run page fetch it)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_LINK.sub(lambda m: "\\" + m.group(), text)
+
+
+_MARKDOWN_LINK = re.compile(r"[\[\]!]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold, each written as ``\\xNN``."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -136,6 +136,7 @@ def markdown_table(frame: pl.DataFrame, *, html_safe: bool = False) -> str:
 def _cell(value: Any, html_safe: bool) -> str:
     text = "" if value is None else str(value)
     text = text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-    if html_safe:
+    if html_safe:  # and Markdown-safe: no image or link from the data
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = text.replace("[", "\\[").replace("]", "\\]").replace("!", "\\!")
     return text
