@@ -28,6 +28,7 @@ UNREACHABLE: tuple[Transport, ...] = ("refused", "dns", "unreachable", "connect_
 """Transport failures that say the server is not there at all, or not as named (not a slow or
 flaky one): before any answer, they stop the run at once."""
 
+_CONNECT_TIMEOUT: Any = getattr(aiohttp, "ConnectionTimeoutError", ())  # aiohttp >= 3.10
 _TOKEN = re.compile(r"(?i)(bearer\s+)[^\s\"',;}\]]+|\bsk-[A-Za-z0-9_\-]{6,}")
 
 
@@ -187,7 +188,7 @@ def transport_kind(exc: BaseException) -> Transport:
             return "unreachable"
         if isinstance(cause, ssl.SSLError):
             return "tls"
-        if isinstance(cause, aiohttp.ConnectionTimeoutError):  # under both transports
+        if isinstance(cause, _CONNECT_TIMEOUT):  # aiohttp's, under both transports
             return "connect_timeout"
     for cause in chain:
         if isinstance(
