@@ -4,7 +4,8 @@
 
 1. Oversize answers: one judge request against a HostileServer sending a ``--answer-mb`` MB
    answer (``huge``: with Content-Length; ``gzip-bomb``: the same answer gzip-compressed), on
-   both transports, in a fresh child process each: wall time and the child's peak RSS.
+   both transports, in a fresh child process each (the server in this one): wall time of the
+   scoring call and the child's peak RSS (its VmHWM).
 2. A host that never accepts, with the default connect_timeout (10 s): time to the JudgeError.
 3. A server that drips its body a byte every 0.2 s, timeout=2 s: time to the error rows.
 4. The CSV check (one pass of Python's csv reader before polars reads the file): time of
@@ -34,7 +35,7 @@ from pairwise_polars.io import scan_data
 from pairwise_polars.testing import HostileServer
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 import polars as pl
 import pairwise_polars as pp
 url, transport, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
@@ -48,7 +49,9 @@ try:
 except pp.JudgeError as exc:
     outcome = str(exc)[:80]
 seconds = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM: this process's own high-water mark (ru_maxrss would count the parent's at fork)
+status = open("/proc/self/status").read().split("VmHWM:")[1]
+peak = int(status.split()[0]) / 1024
 print(json.dumps({"seconds": seconds, "peak_mib": peak, "outcome": outcome}))
 """
 

@@ -43,6 +43,7 @@ class HostileServer:
         self._stop: asyncio.Event | None = None
         self._sockets: list[socket.socket] = []
         self._writers: set[asyncio.StreamWriter] = set()
+        self._built: bytes | None = None
 
     @property
     def base_url(self) -> str:
@@ -52,6 +53,8 @@ class HostileServer:
         if self.mode == "never-accept":
             self._fill_backlog()
             return self
+        if self.mode in ("huge", "gzip-bomb"):
+            self._body()  # built before serving: an answer is sent at full speed
         ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True)
         self._thread.start()
@@ -114,10 +117,9 @@ class HostileServer:
                 writer.write(b"Content-Length: 1000000\r\n\r\n")
                 await self._drip(writer, b" " * 1_000_000)
             else:
-                body = _completion(self.size)
+                body = self._body()
                 head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                 if self.mode == "gzip-bomb":
-                    body = gzip.compress(body, 9)
                     head += "Content-Encoding: gzip\r\n"
                 writer.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode())
                 for start in range(0, len(body), 2**16):
@@ -125,6 +127,13 @@ class HostileServer:
                     await writer.drain()
         writer.close()
         self._writers.discard(writer)
+
+    def _body(self) -> bytes:
+        """The answer, built once (a retry gets the same bytes at once)."""
+        if self._built is None:
+            body = _completion(self.size)
+            self._built = gzip.compress(body, 6) if self.mode == "gzip-bomb" else body
+        return self._built
 
     async def _drip(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         for byte in data:
