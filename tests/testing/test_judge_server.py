@@ -551,6 +551,8 @@ def test_public_surface() -> None:
         "FaultName",
         "ReceivedRequest",
         "Faults",
+        "HostileMode",
+        "HostileServer",
         "ReplyHook",
         "ServerStats",
         "TestServer",
