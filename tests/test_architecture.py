@@ -15,6 +15,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("engine",),  # HTTP endpoint, limits, retries, caches, the cached map, progress
     ("judges",),  # the protocol, OpenAI chat and batch judges, the heuristic judge
     ("scoring",),  # prepare once, the judge map, plan
+    ("outcomes",),  # outcomes per response: decision, amount, refusal, favourability
     ("summary",),  # aggregate, summarize, gate
     ("runs",),  # chunked parquet runs
     ("counterfactual",),  # prompts -> variants -> the system's responses

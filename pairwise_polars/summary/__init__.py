@@ -15,6 +15,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._disparities import DISPARITY_COLUMNS, disparities
 from pairwise_polars.summary._gate import (
     DEFAULT_MAX_ERROR_RATE,
     ERROR_GATE,
@@ -29,6 +30,7 @@ from pairwise_polars.summary._thresholds import check_threshold, threshold_probl
 
 __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
+    "DISPARITY_COLUMNS",
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
@@ -41,6 +43,7 @@ __all__ = [
     "check_threshold",
     "combine",
     "default_slices",
+    "disparities",
     "error_sums",
     "gate",
     "gate_summary",
