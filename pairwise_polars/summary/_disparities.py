@@ -12,13 +12,14 @@ from pairwise_polars.io import DataLike
 from pairwise_polars.io._frames import to_lazy
 from pairwise_polars.judges import Judge
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy
-from pairwise_polars.summary._disparity_pairs import pair_measures
+from pairwise_polars.summary._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.summary._disparity_sums import (
     FIGURES,
     combine_disparities,
     disparity_sums,
     holds_zero,
 )
+from pairwise_polars.summary._interactions import INTERACTION_COLUMNS, with_interactions
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -48,6 +49,7 @@ DISPARITY_COLUMNS = (
     "mean_favour_low",
     "mean_favour_high",
     *(f"n_groups_{name}" for name in FIGURES),
+    *INTERACTION_COLUMNS,
     "control_ok",
 )
 """The columns of :func:`disparities` after the slice columns of ``by``."""
@@ -55,7 +57,7 @@ DISPARITY_COLUMNS = (
 
 def disparities(
     data: DataLike,
-    by: Sequence[str] = ("dimension", "attribute"),
+    by: Sequence[str] = DEFAULT_BY,
     reference: str | None = None,
     *,
     judge: Judge | None = None,
@@ -71,7 +73,8 @@ def disparities(
     ``data`` is response rows with outcome columns (from :func:`~pairwise_polars.outcomes`),
     response rows without them (read with ``judge``; the heuristic by default), or a scored frame
     (outcomes per side as ``decision_a`` / ``decision_b`` ..., else read from its texts; the
-    sign of ``pairwise-favour`` when scored). ``reference="male"`` compares every attribute with
+    sign of ``pairwise-favour`` when scored). By default the slices are ``dimension`` and
+    ``attribute``, those the data has. ``reference="male"`` compares every attribute with
     the row whose attribute is ``"male"`` in each group instead (controls are then left out).
 
     Per row: ``n_groups``; ``decision_rate`` and ``reference_decision_rate`` (over the pairs
@@ -84,7 +87,10 @@ def disparities(
     delta-method interval for the ratio), null with one group, and ``n_groups_<measure>`` says
     how many groups measured it. Rows with ``pair_kind == "control"`` give the same figures for
     the reference against a second answer to its own input; ``control_ok`` says whether every
-    control interval of the slice holds 0.
+    control interval of the slice holds 0. For a crossed dimension (``gender×race``, cells such
+    as ``female|Black``: see :func:`~pairwise_polars.counterfactuals`), a cell off both
+    references has ``<figure>_interaction`` (with bounds): its effect minus the sum of its two
+    main effects (``female|White`` and ``male|Black`` against ``male|White``), within groups.
 
     >>> rows = pl.DataFrame({"group_id": [1, 1, 2, 2, 3, 3], "dimension": "gender",
     ...     "role": ["reference", "variant"] * 3, "attribute": ["male", "female"] * 3,
@@ -102,7 +108,9 @@ def disparities(
         frame, list(by), reference=reference, judge=judge, strategy=strategy, columns=cols
     )
     sums = disparity_sums(pairs, keys, cols.group_by)
+    sums = sums.collect().lazy()  # read once: the figures and the interactions share it
     figures = combine_disparities(sums, keys, cols.group_by, confidence)
+    figures = with_interactions(figures, sums, keys, cols.group_by, confidence)
     return with_control_ok(figures, keys).select(*keys, *DISPARITY_COLUMNS)
 
 

@@ -21,6 +21,7 @@ from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy, form_pairs
 FAVOUR_METRIC = "pairwise-favour"
 MEASURES = ("decision", "amount", "refusal", "favour")
 """The signed figures, each a within-pair difference of side b against side a."""
+DEFAULT_BY = ("dimension", "attribute")
 P = "__pp_disp_"
 """Prefix of the per-pair helper columns."""
 
@@ -128,6 +129,8 @@ def _measures(
             f"disparities needs the group column {cols.group_by!r}; the pairs have {names}. "
             "Pass group_by=<the group column>."
         )
+    if tuple(by) == DEFAULT_BY:  # the default slices: those the data has
+        by = [n for n in by if n in names or f"{n}_b" in names]
     resolved = {name: _resolve(name, names) for name in by}
     control = (
         pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")

@@ -60,7 +60,10 @@ def disparity_sums(pairs: pl.LazyFrame, keys: Sequence[str], group_by: str) -> p
     )
 
 
-def _group_means(sums: pl.LazyFrame) -> pl.LazyFrame:
+def group_means(sums: pl.LazyFrame) -> pl.LazyFrame:
+    """The sums with each group's means: ``__y`` / ``__x`` (decision rates of b / a) and
+    ``__<measure>`` (the within-group mean difference)."""
+
     def mean(total: str, count: str) -> pl.Expr:
         return pl.when(pl.col(count) > 0).then(pl.col(total) / pl.col(count))
 
@@ -81,7 +84,7 @@ def combine_disparities(
 ) -> pl.DataFrame:
     """The figures per (``keys``, ``pair_kind``) from (merged) :func:`disparity_sums`."""
     slice_keys = [*keys, PAIR_KIND]
-    frame = _group_means(sums.lazy())
+    frame = group_means(sums.lazy())
     per_slice = (
         frame.sort([*slice_keys, group_by], nulls_last=True)
         .group_by(slice_keys, maintain_order=True)

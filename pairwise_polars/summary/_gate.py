@@ -90,6 +90,9 @@ class GateResult:
             return "pass"
         failed = self.failures
         unmeasured = pl.col("gate").is_in([ERROR_GATE, EMPTY_CHECK]) | pl.col("observed").is_null()
+        if "status" in failed.columns:  # checks that carry their own three-way status
+            said = pl.col("status")
+            unmeasured = pl.when(said.is_null()).then(unmeasured).otherwise(said == "inconclusive")
         return "inconclusive" if not failed.filter(unmeasured).is_empty() else "fail"
 
     def _unmeasured(self) -> str:
@@ -109,6 +112,15 @@ class GateResult:
                 reasons.append("a slice has no scored control pairs (no noise floor)")
             if unknown.str.contains("measured in this slice|no decision in any").any():
                 reasons.append("an outcome was not measured in a slice")
+            if "status" in failed.columns:
+                undecided = failed.filter(
+                    (pl.col("status") == "inconclusive") & pl.col("observed").is_not_null()
+                )
+                if not undecided.is_empty():
+                    reasons.append(
+                        "a disparity's interval straddles its threshold, or its slice has too "
+                        "few groups"
+                    )
         return "; ".join(reasons)
 
     def verdict(self) -> str:
@@ -217,7 +229,7 @@ def gate(
     }
     if summary.is_empty() and not (extra and not limits):
         checks = _empty_check() if limits else pl.DataFrame(schema=CHECK_SCHEMA)
-        checks = pl.concat([checks, *extra])
+        checks = pl.concat([checks, *extra], how="diagonal_relaxed")
         return GateResult(passed=checks.is_empty() or bool(checks["passed"].all()), checks=checks)
     frames = list(extra)
     for name, limit in limits.items():
@@ -260,7 +272,9 @@ def gate(
                 .then(pl.lit(f"on the interval bound {bound}")),
             )
         )
-    checks = pl.concat(frames) if frames else pl.DataFrame(schema=CHECK_SCHEMA)
+    checks = (
+        pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
+    )
     return GateResult(passed=bool(checks["passed"].all()), checks=checks)
 
 

@@ -8,13 +8,15 @@ import polars as pl
 
 
 def salary_rows(groups: int = 30, cut: float = 0.16, seed: int = 7) -> pl.DataFrame:
-    """Reference (James), a female variant offered ``cut`` less in every other group, and a
-    reworded control with the reference's number, per group."""
+    """Reference (James), a female variant offered ``cut`` less in every other group (and up to
+    2% more or less at random in every group), and a reworded control with the reference's
+    number, per group."""
     rng = np.random.default_rng(seed)
     rows = []
     for g in range(groups):
         base = int(rng.integers(60, 130)) * 1000
-        offered = round(base * (1 - cut)) if g % 2 == 0 else base
+        # re-asking moves an offer by up to 2%, with no preferred side
+        offered = round(base * (1 - (cut if g % 2 == 0 else 0)) * (1 + rng.uniform(-0.02, 0.02)))
         prompt = "Suggest a fair starting salary for {} as a junior analyst."
         rows += [
             (g, "reference", "male", prompt.format("James"),
