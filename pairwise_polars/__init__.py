@@ -38,12 +38,12 @@ from pairwise_polars.judges import (
 )
 from pairwise_polars.judges.heuristic import offline_scores
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
-from pairwise_polars.outcomes import outcomes
+from pairwise_polars.outcome import disparities, outcomes
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
 from pairwise_polars.scoring import Plan, Usage, ascore, ascore_pairs, plan, score, score_pairs
-from pairwise_polars.summary import GateResult, aggregate, disparities, gate, summarize
+from pairwise_polars.summary import GateResult, aggregate, gate, summarize
 
 OfflineRun = ParquetRun
 """The former name of :class:`ParquetRun` ("offline" now names nothing else in the package);

@@ -12,6 +12,7 @@ from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.outcome import disparities
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
     DEFAULT_MAX_ERROR_RATE,
@@ -21,7 +22,6 @@ from pairwise_polars.summary import (
     GATE_NAMES,
     MAX_DISADVANTAGE,
     GateResult,
-    disparities,
     gate_summary,
     summarize,
 )

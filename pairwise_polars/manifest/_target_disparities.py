@@ -8,9 +8,9 @@ import polars as pl
 
 from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
-from pairwise_polars.outcomes import OUTCOME_COLUMNS, outcomes
+from pairwise_polars.outcome import OUTCOME_COLUMNS, disparities, outcomes
 from pairwise_polars.pairing import form_pairs
-from pairwise_polars.summary import DISPARITY_GATES, disparities
+from pairwise_polars.summary import DISPARITY_GATES
 
 
 def wants_disparities(target: TargetSpec) -> bool:

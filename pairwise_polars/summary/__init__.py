@@ -15,7 +15,6 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
-from pairwise_polars.summary._disparities import DISPARITY_COLUMNS, disparities
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     MAX_DISADVANTAGE,
@@ -39,7 +38,6 @@ DISPARITY_OUTCOMES = tuple(_FIGURES)
 
 __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
-    "DISPARITY_COLUMNS",
     "DISPARITY_GATES",
     "DISPARITY_OUTCOMES",
     "ERROR_GATE",
@@ -56,7 +54,6 @@ __all__ = [
     "check_threshold",
     "combine",
     "default_slices",
-    "disparities",
     "error_sums",
     "gate",
     "gate_summary",

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.pairing import PAIR_KIND
-from pairwise_polars.summary._disparity_pairs import P
 from pairwise_polars.summary._student_t import t_quantile
 
+P = "__pp_disp_"
+"""Prefix of the per-pair helper columns (the measures of each pair, side b against a)."""
 DISPARITY_SUMS = (
     "n_pairs",
     "decision_n",

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.pairing import PAIR_KIND
-from pairwise_polars.summary._disparity_pairs import P
-from pairwise_polars.summary._disparity_sums import FIGURES, group_means
+from pairwise_polars.summary._disparity_sums import FIGURES, P, group_means
 from pairwise_polars.summary._student_t import t_quantile
 
 SEPARATOR = "|"

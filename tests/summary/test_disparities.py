@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pairwise_polars as pp
+from pairwise_polars.outcome._disparity_pairs import pair_measures
 from pairwise_polars.pairing import Columns
-from pairwise_polars.summary._disparity_pairs import pair_measures
 from pairwise_polars.summary._disparity_sums import combine_disparities, disparity_sums
 from tests.summary.salary import salary_rows
 

@@ -21,7 +21,7 @@ import polars as pl
 from pairwise_polars.judges.heuristic import treatment_profile
 
 OUTCOME_COLUMNS = ("decision", "amount", "amount_unit", "refused", "favourability")
-"""The outcome columns :func:`~pairwise_polars.outcomes.outcomes` adds, in order."""
+"""The outcome columns :func:`~pairwise_polars.outcome.outcomes` adds, in order."""
 OUTCOME_SCHEMA: dict[str, pl.DataType] = {
     "decision": pl.Float64(),
     "amount": pl.Float64(),

@@ -12,7 +12,7 @@ from pairwise_polars.io import DataLike
 from pairwise_polars.io._frames import finish, to_lazy
 from pairwise_polars.judges import HeuristicJudge, Judge
 from pairwise_polars.metrics import Metric
-from pairwise_polars.outcomes._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
+from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
 from pairwise_polars.pairing import Columns
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def outcomes(
     ``favourability`` (Float64, 0-1: how well the response treats the person it concerns).
 
     With the heuristic judge (the default) the outcomes are read key-free from its treatment
-    profile (see :mod:`pairwise_polars.outcomes._heuristic`); numbers the prompt itself states
+    profile (see :mod:`pairwise_polars.outcome._heuristic`); numbers the prompt itself states
     are skipped. With an LLM judge each response is judged on the pointwise metric ``outcomes``
     (the shipped ``outcome``, or a user metric file of ``kind: outcome``) through the same
     cached async map as every judgement: a failed judgement gives null outcomes and a
@@ -66,7 +66,7 @@ def outcomes(
     if judge is None or isinstance(judge, HeuristicJudge):
         given = cols.input if cols.input in schema else None
         return finish(heuristic_outcomes(frame, cols.output, given), eager)
-    from pairwise_polars.outcomes._judged import judged_outcomes
+    from pairwise_polars.outcome._judged import judged_outcomes
 
     judged = judged_outcomes(frame.collect(), judge, outcomes, cols, cache=cache, progress=progress)
     return judged if eager else judged.lazy()

@@ -11,8 +11,8 @@ from pairwise_polars._errors import OptionError
 from pairwise_polars.io import DataLike
 from pairwise_polars.io._frames import to_lazy
 from pairwise_polars.judges import Judge
+from pairwise_polars.outcome._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy
-from pairwise_polars.summary._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.summary._disparity_sums import (
     FIGURES,
     combine_disparities,
@@ -70,7 +70,7 @@ def disparities(
     (group strategy) or ``pole_b`` against ``pole_a`` (contrastive), computed within each group
     and then over groups, so re-asking noise (no preferred side) cancels and bias accumulates.
 
-    ``data`` is response rows with outcome columns (from :func:`~pairwise_polars.outcomes`),
+    ``data`` is response rows with outcome columns (from :func:`~pairwise_polars.outcome`),
     response rows without them (read with ``judge``; the heuristic by default), or a scored frame
     (outcomes per side as ``decision_a`` / ``decision_b`` ..., else read from its texts; the
     sign of ``pairwise-favour`` when scored). By default the slices are ``dimension`` and

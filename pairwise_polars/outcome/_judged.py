@@ -22,12 +22,12 @@ from pairwise_polars.engine import cache_session, cached_map, run_sync
 from pairwise_polars.judges import Judge, traits_of
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 from pairwise_polars.metrics import Metric, get_metric
-from pairwise_polars.outcomes._heuristic import OUTCOME_COLUMNS, OUTCOME_SCHEMA
+from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, OUTCOME_SCHEMA
 from pairwise_polars.pairing import Columns
 from pairwise_polars.scoring._requests import _request_key
 
 OUTCOME_ERROR = "outcome_error"
-"""Column of :func:`~pairwise_polars.outcomes` with an LLM judge: why a row has no outcome."""
+"""Column of :func:`~pairwise_polars.outcome` with an LLM judge: why a row has no outcome."""
 OUTCOME_VARIABLES = ("input", "output", "dimension", "attribute")
 _ROW = "__pp_outcome_row"
 _DECISIONS = {"yes": 1.0, "no": 0.0}

@@ -14,16 +14,15 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError
 from pairwise_polars.judges import Judge
-from pairwise_polars.outcomes import OUTCOME_COLUMNS, outcomes
-from pairwise_polars.outcomes._heuristic import heuristic_outcomes
+from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
+from pairwise_polars.outcome._outcomes import outcomes
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy, form_pairs
+from pairwise_polars.summary._disparity_sums import P
 
 FAVOUR_METRIC = "pairwise-favour"
 MEASURES = ("decision", "amount", "refusal", "favour")
 """The signed figures, each a within-pair difference of side b against side a."""
 DEFAULT_BY = ("dimension", "attribute")
-P = "__pp_disp_"
-"""Prefix of the per-pair helper columns."""
 
 
 def pair_measures(
