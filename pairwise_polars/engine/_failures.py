@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import json
 import re
 import socket
@@ -109,14 +110,19 @@ def redact_secrets(text: str, secrets: Iterable[str | None]) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=64)
+def _runs_of(secret: str) -> re.Pattern[str]:
+    """Where any SHORT_KEY consecutive characters of ``secret`` start (compiled once a key)."""
+    grams = sorted({secret[i : i + SHORT_KEY] for i in range(len(secret) - SHORT_KEY + 1)})
+    return re.compile("(?=(?:" + "|".join(map(re.escape, grams)) + "))")
+
+
 def _without_runs(text: str, secret: str) -> str:
     """``text`` with every run of SHORT_KEY or more characters of ``secret`` made ``***``."""
     if secret in text:
         text = text.replace(secret, "***")
-    grams = {secret[i : i + SHORT_KEY] for i in range(len(secret) - SHORT_KEY + 1)}
-    starts = re.compile("(?=(?:" + "|".join(map(re.escape, grams)) + "))")
     spans: list[list[int]] = []
-    for match in starts.finditer(text):
+    for match in _runs_of(secret).finditer(text):
         begin, end = match.start(), match.start() + SHORT_KEY
         if spans and begin <= spans[-1][1]:
             spans[-1][1] = max(spans[-1][1], end)
