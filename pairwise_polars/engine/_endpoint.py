@@ -37,13 +37,7 @@ from pairwise_polars.engine._bounds import (
     check_bounds,
     within,
 )
-from pairwise_polars.engine._failures import (
-    UNREACHABLE,
-    Failure,
-    RequestFailed,
-    redact,
-    redact_secrets,
-)
+from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact, scrub_row
 from pairwise_polars.engine._limits import SHARED_LIMITS, Limiter, RateLimiter, Slots
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
@@ -218,17 +212,6 @@ async def _drop_placeholder(request: Any) -> None:
     """An HTTP client hook: no ``Authorization`` header rather than a made-up key."""
     if request.headers.get("Authorization") == _NO_KEY_AUTH:
         del request.headers["Authorization"]
-
-
-_SERVER_TEXT = ("output", "reason", "raw_reply", "error")
-
-
-def _scrub(row: dict[str, Any], secrets: tuple[str | None, ...]) -> None:
-    """The key out of whatever text the server sent back (a proxy may echo it)."""
-    for name in _SERVER_TEXT:
-        value = row.get(name)
-        if secrets and isinstance(value, str):
-            row[name] = redact_secrets(value, secrets)
 
 
 def _shown(value: Any) -> str:
@@ -410,7 +393,7 @@ class ChatEndpoint(Endpoint):
                     chat = outcome
                     continue
                 outcome["latency_s"] = time.perf_counter() - started
-                _scrub(outcome, state.secrets)
+                scrub_row(outcome, state.secrets)
                 return outcome
             if delay == 0.0:  # a fallback that changes the request: retry at once, for free
                 attempts -= 1

@@ -117,6 +117,17 @@ def _runs_of(secret: str) -> re.Pattern[str]:
     return re.compile("(?=(?:" + "|".join(map(re.escape, grams)) + "))")
 
 
+_SERVER_TEXT = ("output", "reason", "raw_reply", "error")
+
+
+def scrub_row(row: dict[str, Any], secrets: tuple[str | None, ...]) -> None:
+    """The key out of the texts of a result row that the server sent (a proxy may echo it)."""
+    for name in _SERVER_TEXT:
+        value = row.get(name)
+        if secrets and isinstance(value, str):
+            row[name] = redact_secrets(value, secrets)
+
+
 def _without_runs(text: str, secret: str) -> str:
     """``text`` with every run of SHORT_KEY or more characters of ``secret`` made ``***``."""
     if secret in text:
