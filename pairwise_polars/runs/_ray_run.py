@@ -21,12 +21,12 @@ import asyncio
 import io
 import logging
 import os
+import socket
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 import polars as pl
@@ -35,7 +35,7 @@ import ray
 import ray.data
 from ray.exceptions import RayTaskError
 
-from pairwise_polars._errors import OptionError, PairwiseError
+from pairwise_polars._errors import OptionError, PairwiseError, RunStateError
 from pairwise_polars.engine import JudgementCache
 from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter
 from pairwise_polars.io import Source, scan_source
@@ -43,7 +43,9 @@ from pairwise_polars.judges import Judge, traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import PairingOptions, Strategy
 from pairwise_polars.runs._chunks import POS, Chunk
+from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
+from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
 from pairwise_polars.scoring import Order, Scoring, prepare
 from pairwise_polars.summary import combine, default_slices, error_sums, group_sums, merge_sums
 
@@ -74,6 +76,21 @@ class ChunkJob:
     group_by: str
     n_pairs: dict[int, int]
     """Pairs per chunk, as planned: a chunk that pairs otherwise is refused."""
+
+
+def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
+    """Where this worker writes its parts: straight into the run's store. A local destination
+    must be the same folder on every node (a shared filesystem): a worker that cannot see the
+    run's journal there is on another machine, and its parts would be lost to the driver."""
+    store = run_store(job.destination, job.pairing.get("storage_options"))
+    if isinstance(store, LocalStore) and not store.exists(JOURNAL):
+        raise RunStateError(
+            f"A Ray worker on {socket.gethostname()!r} cannot see the run's folder "
+            f"{job.destination!r} (its run.json is not there): on a cluster of several machines "
+            "the destination must be an s3:// prefix or a folder every node shares (NFS and "
+            "the like). Score into s3://bucket/prefix, or into a shared folder."
+        )
+    return store
 
 
 @dataclass
@@ -206,7 +223,7 @@ class ChunkScorer:
         )
         scored, judged = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
-            Path(job.destination), index, pairs.height, scored, keep_text=job.keep_text
+            _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text
         )
         sums, errors = part_sums(written, job.group_by)
         return pa.table(

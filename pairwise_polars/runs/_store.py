@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow.parquet as pq
+from pyarrow import ArrowException
 
 from pairwise_polars._errors import OptionError, OutputError, RunStateError
-from pairwise_polars.io import redact_options
+from pairwise_polars.io import checked_options, is_uri, output_error, redact_options
 
 LOCK_TTL_S = 60.0
 """A lock not renewed for this long belongs to a run that died: a new run may take it."""
@@ -37,6 +39,128 @@ LOCK_NAME = ".run.lock"
 def is_object_destination(destination: object) -> bool:
     """Whether a run's destination is in an object store (an ``s3://`` URI)."""
     return isinstance(destination, str) and destination.lower().startswith(("s3://", "s3a://"))
+
+
+def run_store(
+    destination: str | os.PathLike[str], storage_options: Mapping[str, str] | None = None
+) -> LocalStore | ObjectStore:
+    """Where a run's files go: a local folder, or an ``s3://`` prefix."""
+    if is_object_destination(destination):
+        return ObjectStore(str(destination).rstrip("/"), checked_options(storage_options))
+    if is_uri(destination):
+        raise OptionError(
+            f"A run's destination can be a local folder or an s3:// prefix (any S3-compatible "
+            f"store); got {str(destination)!r}. Score into s3://..., or into a local or shared "
+            "folder and copy the results."
+        )
+    return LocalStore(Path(destination))
+
+
+def write_atomically(path: Path, write: Any) -> None:
+    """``write(tmp_path)``, flush it to disk, then replace ``path`` in one step."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OutputError:
+        raise
+    except Exception as exc:
+        error = output_error(exc, path, "the run's file")
+        if error.errno is None and not isinstance(exc, OSError):
+            raise
+        raise OutputError(
+            f"{error} The run in {str(path.parent)!r} stopped there: free space (or fix the "
+            "folder) and run the same call again; finished chunks are kept and paid judgements "
+            "come from the cache."
+        ) from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _fsync_dir(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class LocalStore:
+    """A run's files in a local (or shared) folder: every file replaced in one ``os.replace``,
+    one writer at a time by an advisory lock that dies with its process."""
+
+    path: Path
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def url(self, name: str) -> str:
+        return str(self.path / name)
+
+    def prepare(self) -> None:
+        (self.path / "scored").mkdir(parents=True, exist_ok=True)
+
+    def exists(self, name: str) -> bool:
+        return (self.path / name).exists()
+
+    def read_text(self, name: str) -> str:
+        return (self.path / name).read_text(encoding="utf-8")
+
+    def write(self, name: str, write: Callable[[Path], object]) -> None:
+        write_atomically(self.path / name, write)
+
+    def names(self, prefix: str = "") -> list[str]:
+        folder = self.path / prefix
+        if not folder.is_dir():
+            return []
+        return sorted(str(p.relative_to(self.path)) for p in folder.iterdir() if p.is_file())
+
+    def delete(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (self.path / name).unlink()
+
+    def parquet_rows(self, name: str) -> int | None:
+        try:
+            return pq.read_metadata(self.path / name).num_rows
+        except (OSError, ValueError, ArrowException):
+            return None
+
+    def scan(self, pattern: str) -> pl.LazyFrame:
+        return pl.scan_parquet(self.path / pattern)
+
+    def scan_names(self, names: list[str]) -> pl.LazyFrame:
+        return pl.scan_parquet([self.path / name for name in names])
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold an exclusive lock on the folder: two processes must not write one run. The
+        lock dies with its process, so a killed run never leaves the folder locked."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path / LOCK_NAME, "a+")  # noqa: SIM115 - held for the whole run
+        try:
+            try:
+                import fcntl
+            except ImportError:  # Windows: no advisory locks here; one writer is the user's care
+                fcntl = None
+            if fcntl is not None:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise RunStateError(
+                        f"Another process is writing the run in {str(self.path)!r}. Wait for "
+                        "it to finish, or stop it, before running this again."
+                    ) from None
+            yield
+        finally:
+            handle.close()
 
 
 @dataclass(frozen=True)
@@ -50,6 +174,16 @@ class ObjectStore:
 
     uri: str
     storage_options: Mapping[str, str] | None = field(default=None, repr=False)
+
+    @property
+    def where(self) -> str:
+        return self.uri
+
+    def prepare(self) -> None:
+        """Nothing to make: a prefix exists as soon as an object is under it."""
+
+    def scan_names(self, names: list[str]) -> pl.LazyFrame:
+        return pl.scan_parquet([self.url(n) for n in names], storage_options=self._polars_options())
 
     @property
     def bucket(self) -> str:
@@ -202,7 +336,7 @@ class ObjectStore:
         held = client.get_object(Bucket=self.bucket, Key=key)
         info = json.loads(held["Body"].read() or b"{}")
         age = time.time() - float(info.get("renewed_at", 0))
-        if age < LOCK_TTL_S:
+        if age < LOCK_TTL_S and not _died_here(str(info.get("owner", ""))):
             raise RunStateError(
                 f"Another process is writing the run in {self.uri!r} ({info.get('owner')}, "
                 f"lock renewed {age:.0f} s ago). Wait for it to finish, or stop it; a stopped "
@@ -237,6 +371,22 @@ class ObjectStore:
             f"Cannot create the run's lock in {self.uri!r}: {text}. The store must accept "
             "conditional writes (If-None-Match), as AWS S3 and current S3-compatible stores do."
         )
+
+
+def _died_here(owner: str) -> bool:
+    """Whether a lock's owner was a process on this machine that is gone (killed, say): its
+    lock need not wait for the TTL."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
 
 
 def _code(exc: BaseException) -> str:
