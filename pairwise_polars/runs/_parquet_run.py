@@ -95,8 +95,8 @@ class ParquetRun:
     seconds: float
     summary: pl.DataFrame
     usage: Usage | None = None
-    """What this call's judge requests spent: requests, tokens (cached ones too), dollars. None
-    on the Ray runner, whose workers' spending is not gathered."""
+    """What this call's judge requests spent: requests, tokens (cached ones too), dollars (on
+    the Ray runner too: each chunk's worker sends its spending back with the chunk)."""
 
     storage_options: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
@@ -243,8 +243,8 @@ async def ascore_parquet(
                     )
                     run_files.write(SUMMARY, summary.write_parquet)
                     journal.mark_finished()
-                    # The workers' spending is not gathered from the cluster: not counted.
-                    return _result(run, plan, bar, started, summary, None)
+                    usage = run.spent.priced(judge.name, traits, prices)  # the workers' too
+                    return _result(run, plan, bar, started, summary, usage)
                 if traits.kind == "batch" and isinstance(judge, BatchJudge) and len(todo) > 1:
                     # A Batch API judge: submit every chunk first so the batches run side by side,
                     # then collect chunk by chunk (the judge polls the batches it submitted).
@@ -360,6 +360,7 @@ class _Run:
             on_chunk=self.finished,
         )
         self.bar.answered += tally.judged
+        self.spent = tally.spent
         for index in resumed:  # sums of the parts an earlier call wrote
             part = self.journal.store.scan_names([part_name(index)]).collect()
             sums, errors = ray_run.part_sums(part, self.group_by)

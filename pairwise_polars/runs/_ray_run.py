@@ -46,7 +46,7 @@ from pairwise_polars.runs._chunks import POS, Chunk
 from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
-from pairwise_polars.scoring import Order, Scoring, prepare
+from pairwise_polars.scoring import Order, Scoring, Spent, Usage, prepare
 from pairwise_polars.summary import combine, default_slices, error_sums, group_sums, merge_sums
 
 CHUNK = "__pairwise_run_chunk"
@@ -93,11 +93,17 @@ def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
     return store
 
 
+USAGE_FIELDS = ("requests", "input_tokens", "cached_tokens", "output_tokens")
+"""What each chunk's row carries back of its spending (priced once, on the driver)."""
+
+
 @dataclass
 class RayTally:
     """What the workers did, as the driver saw the chunks finish."""
 
     judged: int = 0
+    spent: Spent = field(default_factory=Spent)
+    """What the workers' judge requests spent (tokens, requests), gathered chunk by chunk."""
     sums: list[pl.DataFrame] = field(default_factory=list)
     errors: list[pl.DataFrame] = field(default_factory=list)
 
@@ -169,6 +175,8 @@ def run_chunks(
                 entry["not_judged"] = row["not_judged"]
                 on_chunk(row["chunk"], entry)
                 tally.judged += row["judged"]
+                for name in USAGE_FIELDS:
+                    setattr(tally.spent, name, getattr(tally.spent, name) + row[name])
                 tally.sums.append(pl.read_ipc(io.BytesIO(row["sums"])))
                 tally.errors.append(pl.read_ipc(io.BytesIO(row["error_sums"])))
     except Exception as exc:
@@ -221,7 +229,7 @@ class ChunkScorer:
         pairs = chunk_pairs(
             frame.drop(POS, CHUNK), index, job.n_pairs[index], job.strategy, job.pairing
         )
-        scored, judged = self.loop.run_until_complete(self._score(pairs))
+        scored, judged, usage = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
             _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text
         )
@@ -231,12 +239,13 @@ class ChunkScorer:
                 "chunk": [index],
                 **{k: [int(v)] for k, v in entry.items()},
                 "judged": [judged],
+                **{k: [int(getattr(usage, k)) if usage else 0] for k in USAGE_FIELDS},
                 "sums": [_ipc(sums)],
                 "error_sums": [_ipc(errors)],
             }
         )
 
-    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int, Usage | None]:
         if self.limits is not None:
             SHARED_LIMITS.set(self.limits)  # this task's context: its judge calls share them
         job = self.job
@@ -249,8 +258,9 @@ class ChunkScorer:
             nonlocal answers
             answers += frame.height
 
-        scored = await Scoring(prepared, self.store).score(progress=False, observe=count)
-        return scored, answers
+        scoring = Scoring(prepared, self.store)
+        scored = await scoring.score(progress=False, observe=count)
+        return scored, answers, scoring.usage
 
 
 @ray.remote(num_cpus=0)
