@@ -29,6 +29,7 @@ from pairwise_polars.counterfactual import (
 )
 from pairwise_polars.engine import JudgementCache, Price, default_cache_path
 from pairwise_polars.judges import (
+    AnthropicJudge,
     HeuristicJudge,
     Judge,
     JudgeTraits,
@@ -50,6 +51,7 @@ kept for one release."""
 
 
 __all__ = [
+    "AnthropicJudge",
     "CacheError",
     "ColumnError",
     "Columns",

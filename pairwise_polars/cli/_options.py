@@ -12,6 +12,7 @@ from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.judges._factory import PROVIDERS
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
     DEFAULT_MAX_ERROR_RATE,
@@ -271,35 +272,50 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         default="heuristic",
         metavar="heuristic|MODEL",
         help="heuristic (the key-free heuristic judge; 'offline' is an alias) or the model of "
-        "an OpenAI-compatible endpoint (default: heuristic)",
+        "an OpenAI-compatible endpoint, or of Anthropic's with --judge-provider anthropic "
+        "(default: heuristic)",
     )
-    add_endpoint_options(group)
+    group.add_argument(
+        "--judge-provider",
+        choices=PROVIDERS,
+        default="openai",
+        help="the API the judge model speaks: openai (any OpenAI-compatible endpoint) or "
+        "anthropic (the Messages API; key from ANTHROPIC_API_KEY) (default: %(default)s)",
+    )
+    add_endpoint_options(group, default_env=None)
     group.add_argument(
         "--batch",
         action="store_true",
-        help="send the judge requests through the OpenAI Batch API (half price, within 24h)",
+        help="send the judge requests through the provider's Batch API (half price, within "
+        "24h)",
     )
     add_price_option(group)
     add_request_options(group)
 
 
-def add_endpoint_options(group: Any) -> None:
-    """Where the model is and which environment variable holds its key."""
+def add_endpoint_options(group: Any, default_env: str | None = "OPENAI_API_KEY") -> None:
+    """Where the model is and which environment variable holds its key (``default_env`` None:
+    the provider's own variable)."""
     group.add_argument("--base-url", help="the endpoint (default: OpenAI's); e.g. a vLLM server")
     group.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
+        default=default_env,
         metavar="NAME",
-        help="environment variable holding the key (default: %(default)s)",
+        help="environment variable holding the key (default: "
+        + (default_env or "OPENAI_API_KEY, or ANTHROPIC_API_KEY for --judge-provider anthropic")
+        + ")",
     )
 
 
 def judge_from(args: argparse.Namespace) -> Judge:
     """The judge the judge options name (the same factory as the manifest's)."""
+    provider = getattr(args, "judge_provider", "openai")
+    env = args.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
     return build_judge(
         args.judge,
+        provider=provider,
         batch=args.batch,
-        api_key=os.environ.get(args.api_key_env),
+        api_key=os.environ.get(env),
         base_url=args.base_url,
         **request_settings(args),
     )

@@ -12,14 +12,9 @@ import polars as pl
 from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
-from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
-from pairwise_polars.judges._parse import ReplyError, parse_judgement
+from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
 from pairwise_polars.judges._protocol import JudgeTraits
-
-_REASK = (
-    "Your previous reply was not a valid answer ({problem}). Reply again with a JSON object only: "
-    '{{"score": <integer 0-{max_score}>, "reason": "<one or two sentences>"}}'
-)
+from pairwise_polars.judges._verdict import score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,15 +97,7 @@ class OpenAIJudge(ChatEndpoint):
         if self.seed is not None:
             body["seed"] = self.seed
         if state.structured:
-            schema = {
-                "type": "object",
-                "properties": {
-                    "score": {"type": "integer", "enum": list(range(max_score + 1))},
-                    "reason": {"type": "string"},
-                },
-                "required": ["score", "reason"],
-                "additionalProperties": False,
-            }
+            schema = score_schema(max_score)
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
@@ -120,37 +107,7 @@ class OpenAIJudge(ChatEndpoint):
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
-        max_score: int = extra
-        reply = read_completion(response)
-        content = reply.content
-        try:
-            score, reason = parse_judgement(content, max_score)
-        except ReplyError as problem:
-            reasked = any(m["role"] == "assistant" for m in chat)
-            if self.reask and not reasked:
-                reask = _REASK.format(problem=problem, max_score=max_score)
-                return [
-                    *chat,
-                    {"role": "assistant", "content": content or ""},
-                    {"role": "user", "content": reask},
-                ]
-            return failure(
-                key,
-                f"unparseable reply: {problem}",
-                attempt,
-                0.0,
-                raw_reply=content,
-                judge_model=self.model,
-            )
-        return {
-            "key": key,
-            "raw_score": score,
-            "reason": reason,
-            "error": None,
-            "attempts": attempt,
-            "input_tokens": reply.input_tokens,
-            "output_tokens": reply.output_tokens,
-            "cached_tokens": reply.cached_tokens,
-            "raw_reply": content,
-            "judge_model": self.model,
-        }
+        return verdict_row(
+            key, read_completion(response), chat, extra, attempt, model=self.model,
+            reask=self.reask,
+        )  # fmt: skip

@@ -20,7 +20,7 @@ from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
-from pairwise_polars.judges._factory import HEURISTIC_NAMES
+from pairwise_polars.judges._factory import HEURISTIC_NAMES, OPENAI_ONLY, PROVIDERS
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
 from pairwise_polars.manifest._gates import check_gates
 from pairwise_polars.manifest._metrics import check_metrics
@@ -61,6 +61,8 @@ _REQUIRED = {
 }
 JUDGE_KEYS = (
     "model",
+    "provider",
+    "batch",
     "base_url",
     "api_key_env",
     "max_concurrency",
@@ -445,7 +447,8 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
                 f"expected one of {', '.join(TRANSPORTS)} (fast: aiohttp directly, the default; "
                 f"sdk: through the openai SDK), got {describe(value)}",
             )
-    for key in ("structured_output", "reasoning"):
+    _provider(check, found, path, options)
+    for key in ("structured_output", "reasoning", "batch"):
         if key in found:
             options[key] = check.boolean(*at(found, key), join(path, key))
     for key in ("organization", "project"):
@@ -481,6 +484,29 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
         prices=prices,
         where=where,
     )
+
+
+def _provider(check: Checker, found: Any, path: str, options: dict[str, Any]) -> None:
+    """``provider``: openai (the default) or anthropic, whose judge has no OpenAI-only keys."""
+    if "provider" not in found:
+        return
+    value, where = at(found, "provider")
+    if value not in PROVIDERS:
+        check.add(
+            where,
+            join(path, "provider"),
+            f"expected one of {', '.join(PROVIDERS)} (openai: any OpenAI-compatible endpoint; "
+            f"anthropic: the Messages API), got {describe(value)}",
+        )
+        return
+    options["provider"] = value
+    if value == "anthropic":
+        for key in (k for k in OPENAI_ONLY if k in found):
+            check.add(
+                found.value_lines.get(key, where),
+                join(path, key),
+                f"{key} is an OpenAI setting; the anthropic judge has none: leave it out",
+            )
 
 
 def _price(check: Checker, raw: Any, line: int, path: str) -> Price | None:

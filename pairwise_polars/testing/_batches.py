@@ -35,6 +35,8 @@ class BatchSettings:
       land in the error file with code ``batch_expired``).
     - ``max_requests`` / ``max_bytes``: the limits of one input file; a larger one fails
       validation, as OpenAI's does (50,000 requests, 200 MB).
+    - ``retrieve_status``: every retrieve of the batch answers this HTTP status (e.g. 500), as
+      a provider in trouble does; None (the default): answered normally.
 
     Example:
         >>> from pairwise_polars.testing._batches import BatchSettings
@@ -47,6 +49,7 @@ class BatchSettings:
     expire_fraction: float = 0.5
     max_requests: int = 50_000
     max_bytes: int = 200 * 2**20
+    retrieve_status: int | None = None
 
     def __post_init__(self) -> None:
         if self.delay < 0:
@@ -205,6 +208,9 @@ class BatchBackend:
         batch_id = request.match_info["batch_id"]
         if batch_id not in self.objects:
             return _no_such("batch", batch_id)
+        status = self._work[batch_id].settings.retrieve_status
+        if status is not None:
+            return _error(status, "The server had an error while processing your request.")
         return _json(200, self._advance(batch_id))
 
     async def _list_batches(self, request: web.Request) -> web.Response:
