@@ -20,7 +20,6 @@ import json
 import os
 from typing import Any
 
-from pairwise_polars._version import __version__
 from pairwise_polars.engine._completion import Completion, count, string
 
 ANTHROPIC_API = "https://api.anthropic.com"
@@ -52,7 +51,7 @@ def anthropic_headers(key: str | None) -> dict[str, str]:
         "Accept-Encoding": "gzip, deflate",
         "Connection": "keep-alive",
         "Content-Type": "application/json",
-        "User-Agent": f"pairwise-polars/{__version__}",
+        "User-Agent": "pairwise-polars",
         "anthropic-version": ANTHROPIC_VERSION,
     }
     if key:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.judges._anthropic import AnthropicJudge
+from pairwise_polars.judges._anthropic_batch import AnthropicBatchJudge
 from pairwise_polars.judges._batch import OpenAIBatchJudge
 from pairwise_polars.judges._openai import OpenAIJudge
 from pairwise_polars.judges._protocol import Judge
@@ -70,7 +71,7 @@ def build_judge(
                 "request by request. Leave them out, or drop --batch / batch=True."
             )
         if provider == "anthropic":
-            raise OptionError("AnthropicBatchJudge is not available yet.")
+            return AnthropicBatchJudge(model, api_key=api_key, base_url=base_url, **given)
         return OpenAIBatchJudge(model, api_key=api_key, base_url=base_url, **given)
     if provider == "anthropic":
         return AnthropicJudge(model, api_key=api_key, base_url=base_url, **given)

@@ -103,7 +103,7 @@ class MessageBatches:
         batch_id = request.match_info["batch_id"]
         if batch_id not in self.objects:
             return _error(404, f"No such batch: {batch_id}", kind="not_found_error")
-        status = self._work[batch_id].settings.retrieve_status
+        status = self.server.batch.retrieve_status
         if status is not None:
             return _error(status, "Internal server error", kind="api_error")
         return _json(200, self._advance(batch_id))
@@ -176,7 +176,9 @@ class MessageBatches:
         self.server._count_batch_call(route)
         self.server._remember(request, None)
         if not self.dialect.authorised(request):
-            return _error(401, "invalid x-api-key", kind="authentication_error")
+            sent = request.headers.get("x-api-key")
+            echo = f" (request had x-api-key: {sent})" if self.server.faults.echo_auth else ""
+            return _error(401, "invalid x-api-key" + echo, kind="authentication_error")
         return None
 
 

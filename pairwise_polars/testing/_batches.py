@@ -35,8 +35,9 @@ class BatchSettings:
       land in the error file with code ``batch_expired``).
     - ``max_requests`` / ``max_bytes``: the limits of one input file; a larger one fails
       validation, as OpenAI's does (50,000 requests, 200 MB).
-    - ``retrieve_status``: every retrieve of the batch answers this HTTP status (e.g. 500), as
-      a provider in trouble does; None (the default): answered normally.
+    - ``retrieve_status``: every retrieve of a batch answers this HTTP status (e.g. 500), as a
+      provider in trouble does, for as long as the server's settings say so (read at each
+      retrieve, not at creation); None (the default): answered normally.
 
     Example:
         >>> from pairwise_polars.testing._batches import BatchSettings
@@ -208,7 +209,7 @@ class BatchBackend:
         batch_id = request.match_info["batch_id"]
         if batch_id not in self.objects:
             return _no_such("batch", batch_id)
-        status = self._work[batch_id].settings.retrieve_status
+        status = self.server.batch.retrieve_status
         if status is not None:
             return _error(status, "The server had an error while processing your request.")
         return _json(200, self._advance(batch_id))
@@ -341,8 +342,10 @@ class BatchBackend:
         self.server._remember(request, None)
         self.calls.append(route)
         expected = self.server._expected_auth
-        if expected is not None and request.headers.get("Authorization") != expected:
-            return _error(401, "Incorrect API key provided.", code="invalid_api_key")
+        sent = request.headers.get("Authorization")
+        if expected is not None and sent != expected:
+            echo = f" (request had Authorization: {sent})" if self.server.faults.echo_auth else ""
+            return _error(401, "Incorrect API key provided." + echo, code="invalid_api_key")
         return None
 
 
