@@ -9,7 +9,7 @@ from typing import Any
 
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._verdicts import threshold
-from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.judges._factory import PROVIDERS
@@ -96,8 +96,14 @@ def add_price_option(group: Any) -> None:
         type=price,
         metavar="IN,OUT",
         help="the judge model's price in US dollars per million tokens, IN,OUT or "
-        "IN,CACHED,OUT (default: the shipped table of OpenAI prices; other models: price "
+        "IN,CACHED,OUT (default: the shipped, dated prices file; other models: price "
         "unknown)",
+    )
+    group.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="a prices file (CSV: provider, model, input, cached_input, output, "
+        "batch_discount, as_of, retires) laid over the shipped one",
     )
 
 
@@ -322,9 +328,10 @@ def judge_from(args: argparse.Namespace) -> Judge:
 
 
 def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]:
-    """The price ``--price-per-million`` gives ``model`` (nothing when either is missing)."""
+    """The prices of ``--prices`` FILE, and the one ``--price-per-million`` gives ``model``."""
+    from_file = given_prices(getattr(args, "prices", None))
     given = getattr(args, "price_per_million", None)
-    return {model: given} if given is not None and model else {}
+    return {**from_file, model: given} if given is not None and model else from_file
 
 
 # -- summary and gates -------------------------------------------------------------------------

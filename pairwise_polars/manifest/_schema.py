@@ -17,7 +17,7 @@ from typing import Any, cast
 import yaml
 
 from pairwise_polars._errors import DataSourceError, OptionError
-from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._prices import Price, as_price, load_prices
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
 from pairwise_polars.judges._factory import HEURISTIC_NAMES, OPENAI_ONLY, PROVIDERS
@@ -82,6 +82,7 @@ JUDGE_KEYS = (
     "project",
     "default_headers",
     "price_per_million",
+    "prices",
 )
 _CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 _API_KEY = (
@@ -216,7 +217,7 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
         metrics = [MetricSpec(name="pairwise-bias", source="pairwise-bias")]
     spec["metrics"] = tuple(metrics or ())
     if "judge" in block:
-        spec["judge"] = _judge(check, *value("judge"))
+        spec["judge"] = _judge(check, *value("judge"), base=base)
     for key in ("both_orders",):
         if key in block:
             spec[key] = check.boolean(*value(key))
@@ -389,7 +390,7 @@ def _columns(check: Checker, raw: Any, line: int, path: str) -> Columns | None:
     return Columns(**names)
 
 
-def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
+def _judge(check: Checker, raw: Any, line: int, path: str, base: str = "") -> JudgeSpec | None:
     if raw in HEURISTIC_NAMES:
         return JudgeSpec(kind="heuristic")
     if not isinstance(raw, Mapping):
@@ -472,6 +473,8 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
         price = _price(check, *at(found, "price_per_million"), join(path, "price_per_million"))
         if price is not None:
             prices[model] = price
+    if "prices" in found:
+        prices = {**_prices_file(check, base, *at(found, "prices"), join(path, "prices")), **prices}
     if len(check.problems) > n_before:
         return None
     api_key_env = options.pop("api_key_env", None)
@@ -507,6 +510,18 @@ def _provider(check: Checker, found: Any, path: str, options: dict[str, Any]) ->
                 join(path, key),
                 f"{key} is an OpenAI setting; the anthropic judge has none: leave it out",
             )
+
+
+def _prices_file(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[str, Price]:
+    """``prices: FILE``: a prices file (the shipped file's columns), relative to the manifest."""
+    if not isinstance(raw, str) or not raw:
+        check.add(line, path, f"expected the path of a prices file (CSV), got {describe(raw)}")
+        return {}
+    try:
+        return load_prices(os.path.join(base, raw))
+    except OptionError as exc:
+        check.add(line, path, str(exc))
+        return {}
 
 
 def _price(check: Checker, raw: Any, line: int, path: str) -> Price | None:
