@@ -112,7 +112,8 @@ def test_max_retry_wait_must_be_a_number_of_seconds() -> None:
 
 
 def test_the_manifest_and_the_cli_take_the_settings(tmp_path, monkeypatch, capsys) -> None:
-    from pairwise_polars.manifest import load_manifest, validate_manifest
+    from pairwise_polars.manifest import load_manifest
+    from pairwise_polars.manifest._schema import validate
 
     path = tmp_path / "m.yaml"
     block = "{model: judge, max_retry_wait: 5, transport: sdk}"
@@ -122,7 +123,7 @@ def test_the_manifest_and_the_cli_take_the_settings(tmp_path, monkeypatch, capsy
     spec = load_manifest(path).targets["t"].judge
     assert spec.options["max_retry_wait"] == 5 and spec.options["transport"] == "sdk"
     path.write_text(path.read_text().replace("sdk", "curl"))
-    problems = validate_manifest(path)
+    _, problems = validate(path)
     assert [p.key for p in problems] == ["targets.t.pairwise.judge.transport"]
     assert problems[0].message.startswith("expected one of fast, sdk (fast: aiohttp directly")
     monkeypatch.chdir(tmp_path)
