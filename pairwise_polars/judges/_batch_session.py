@@ -206,6 +206,7 @@ class Session:
             "cached_tokens": reply.cached_tokens,
             "raw_reply": content,
             "judge_model": model,
+            "score_source": "answer",
         }
 
     def _requested(self, keys: list[str]) -> pl.DataFrame:

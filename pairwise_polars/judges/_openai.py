@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
+from pairwise_polars._errors import OptionError
 from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
+from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score
 from pairwise_polars.judges._protocol import JudgeTraits
 from pairwise_polars.judges._verdict import score_schema, verdict_row
 
@@ -46,6 +48,18 @@ class OpenAIJudge(ChatEndpoint):
     name (o-series, gpt-5 family)."""
     extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
     """Fields merged into every request body last (e.g. ``{"reasoning_effort": "low"}``)."""
+    score_from: Literal["answer", "logprobs"] = "answer"
+    """``"logprobs"``: the score is the rubric's expectation over the probabilities of the
+    rubric's tokens where the model wrote its score (endpoints that return ``logprobs``:
+    OpenAI, vLLM); a reply without them keeps its written score, and ``score_source`` says so."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.score_from not in ("answer", "logprobs"):
+            raise OptionError(
+                f"score_from must be 'answer' (the written score) or 'logprobs' (the rubric's "
+                f"expectation over the score token's probabilities), got {self.score_from!r}."
+            )
 
     @property
     def name(self) -> str:
@@ -67,6 +81,8 @@ class OpenAIJudge(ChatEndpoint):
         }
         if self.extra_body:
             identity["extra_body"] = dict(self.extra_body)
+        if self.score_from != "answer":
+            identity["score_from"] = self.score_from
         return identity
 
     @property
@@ -96,6 +112,8 @@ class OpenAIJudge(ChatEndpoint):
         }
         if self.seed is not None:
             body["seed"] = self.seed
+        if self.score_from == "logprobs":
+            body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         if state.structured:
             schema = score_schema(max_score)
             body["response_format"] = {
@@ -107,7 +125,18 @@ class OpenAIJudge(ChatEndpoint):
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
-        return verdict_row(
+        row = verdict_row(
             key, read_completion(response), chat, extra, attempt, model=self.model,
             reask=self.reask,
         )  # fmt: skip
+        if self.score_from == "logprobs" and isinstance(row, dict) and row["error"] is None:
+            expected = expected_score(_logprobs_of(response), row["raw_reply"], extra)
+            row["expected_score"] = expected
+            row["score_source"] = "answer (no logprobs)" if expected is None else "logprobs"
+        return row
+
+
+def _logprobs_of(response: Any) -> Any:
+    choices = response.get("choices") if isinstance(response, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    return choice.get("logprobs") if isinstance(choice, dict) else None

@@ -51,6 +51,7 @@ def verdict_row(
         "cached_tokens": reply.cached_tokens,
         "raw_reply": content,
         "judge_model": model,
+        "score_source": "answer",
     }
 
 

@@ -25,8 +25,9 @@ RESULT_COLUMNS = (
     "output_tokens",
     "cached_tokens",
     "cached",
+    "score_source",
 )
-OPTIONAL = ("cached_tokens",)
+OPTIONAL = ("cached_tokens", "expected_score", "score_source")
 """Result columns a judge may leave out (null then): judges written before they existed."""
 ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap", "reason_ba")
 """Added with both orders: each order's score, their absolute difference, and the (b, a) order's
@@ -57,8 +58,9 @@ def join_back(
     metrics: Sequence[Metric],
     both_orders: bool,
 ) -> pl.DataFrame:
+    answer = pl.coalesce("expected_score", pl.col("raw_score").cast(pl.Float64))
     per_order = keyed.join(results, on="key", how="left").with_columns(
-        score=(pl.col("raw_score") / pl.col("max_score")).cast(pl.Float64),
+        score=(answer / pl.col("max_score")).cast(pl.Float64),
         raw_score=pl.col("raw_score").cast(pl.Float64),
     )
     value_cols = [c for c in RESULT_COLUMNS if c != "metric"]
@@ -87,6 +89,18 @@ def join_back(
             output_tokens=pl.col("output_tokens") + pl.col("output_tokens_ba"),
             cached_tokens=pl.col("cached_tokens") + pl.col("cached_tokens_ba"),
             cached=pl.col("cached") & pl.col("cached_ba"),
+            score_source=pl.when(pl.col("score_source") == pl.col("score_source_ba"))
+            .then(pl.col("score_source"))
+            .otherwise(
+                pl.concat_str(
+                    [
+                        pl.lit("order a,b: ") + pl.col("score_source"),
+                        pl.lit("order b,a: ") + pl.col("score_source_ba"),
+                    ],
+                    separator="; ",
+                    ignore_nulls=True,
+                ).replace("", None)
+            ),
             score_ab=pl.col("score"),
             score_ba=pl.col("score_ba"),
             position_gap=(pl.col("score") - pl.col("score_ba")).abs(),

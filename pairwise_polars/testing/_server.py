@@ -176,6 +176,11 @@ class TestServer:
         self._lock = threading.Lock()
         self._capture = capture
         self.captured: list[CapturedRequest] = []
+        self.score_distribution: list[float] | None = None
+        """Set (reassignable): judge requests asking for ``logprobs`` get a verdict at this
+        distribution's most likely score, with every score's log-probability (a known
+        distribution over the rubric, in its order); None: ``"logprobs": null``, as from an
+        endpoint without them."""
         self._zero_stats()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -311,6 +316,7 @@ class TestServer:
         """Back to the constructor's latency, faults, reply and batch settings, a fresh seed,
         zero counters, no files and no batches."""
         self.latency, self.faults, self.reply, self.batch, self.cached_tokens = self._initial
+        self.score_distribution = None
         self._rng = random.Random(self._seed)
         self.batches.clear()
         self.messages.clear()
@@ -500,7 +506,11 @@ class TestServer:
         texts = [_replies.message_text(message) for message in messages]
         is_judge = _replies.wants_verdict(body, texts)
         content: str | None = None
-        if fault == "malformed":
+        logprobs: dict[str, Any] | None = None
+        distribution = self.score_distribution
+        if is_judge and body.get("logprobs") and distribution and fault is None:
+            content, logprobs = _replies.with_logprobs(_replies.score_scale(body), distribution)
+        elif fault == "malformed":
             content = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
             with self._lock:
@@ -545,7 +555,7 @@ class TestServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content, "refusal": None},
-                    "logprobs": None,
+                    "logprobs": logprobs,
                     "finish_reason": "stop",
                 }
             ],
