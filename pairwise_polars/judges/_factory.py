@@ -16,7 +16,7 @@ from pairwise_polars.judges.heuristic import HeuristicJudge
 PROVIDERS = ("openai", "anthropic")
 """The API families a model judge speaks: OpenAI-compatible chat completions (OpenAI, Azure,
 vLLM, Ollama, llama.cpp, gateways) or Anthropic's Messages."""
-OPENAI_ONLY = ("seed", "reasoning", "organization", "project")
+OPENAI_ONLY = ("seed", "reasoning", "organization", "project", "score_from")
 """Settings of the OpenAI judges that Anthropic's API has no counterpart for."""
 HEURISTIC_NAMES = ("heuristic", "offline")
 """The names that choose the heuristic judge (no key, no network) instead of a model."""
@@ -27,6 +27,7 @@ _CHAT_ONLY = (
     "reask",
     "max_retry_wait",
     "transport",
+    "score_from",
 )
 
 

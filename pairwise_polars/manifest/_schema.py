@@ -83,6 +83,7 @@ JUDGE_KEYS = (
     "default_headers",
     "price_per_million",
     "prices",
+    "score_from",
 )
 _CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 _API_KEY = (
@@ -402,6 +403,13 @@ def _judge(check: Checker, raw: Any, line: int, path: str, base: str = "") -> Ju
                 f"sdk: through the openai SDK), got {describe(value)}",
             )
     _provider(check, found, path, options)
+    if "score_from" in found:
+        value, where = at(found, "score_from")
+        if value in ("answer", "logprobs"):
+            options["score_from"] = value
+        else:
+            check.add(where, join(path, "score_from"), "expected answer (the written score) or "
+                      f"logprobs (the rubric's expectation), got {describe(value)}")  # fmt: skip
     for key in ("structured_output", "reasoning", "batch"):
         if key in found:
             options[key] = check.boolean(*at(found, key), join(path, key))

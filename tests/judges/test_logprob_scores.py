@@ -88,3 +88,18 @@ def test_the_expectation_is_the_rubric_weighted_by_probability(probs, rng) -> No
     assert got == pytest.approx(sum(s * p for s, p in enumerate(probs)) / sum(probs))
     assert expected_score({"content": tokens}, '{"verdict": 1}', 4) is None
     assert expected_score(None, '{"score": 1}', 4) is None
+
+
+def test_a_manifest_asks_for_it(tmp_path: Path) -> None:
+    from pairwise_polars.manifest import load_manifest
+
+    path = tmp_path / "m.yaml"
+    text = ("targets:\n  t:\n    pairwise:\n      data: x.parquet\n      judge: {{model: m, "
+            "base_url: 'http://127.0.0.1:9/v1', score_from: {}}}\n")  # fmt: skip
+    (tmp_path / "x.parquet").write_bytes(b"")
+    path.write_text(text.format("logprobs"))
+    built = load_manifest(path).targets["t"].judge.build()
+    assert isinstance(built, pp.OpenAIJudge) and built.score_from == "logprobs"
+    path.write_text(text.format("median"))
+    with pytest.raises(pp.ManifestError, match="score_from: expected answer"):
+        load_manifest(path)
