@@ -403,13 +403,6 @@ def _judge(check: Checker, raw: Any, line: int, path: str, base: str = "") -> Ju
                 f"sdk: through the openai SDK), got {describe(value)}",
             )
     _provider(check, found, path, options)
-    if "score_from" in found:
-        value, where = at(found, "score_from")
-        if value in ("answer", "logprobs"):
-            options["score_from"] = value
-        else:
-            check.add(where, join(path, "score_from"), "expected answer (the written score) or "
-                      f"logprobs (the rubric's expectation), got {describe(value)}")  # fmt: skip
     for key in ("structured_output", "reasoning", "batch"):
         if key in found:
             options[key] = check.boolean(*at(found, key), join(path, key))
@@ -451,7 +444,15 @@ def _judge(check: Checker, raw: Any, line: int, path: str, base: str = "") -> Ju
 
 
 def _provider(check: Checker, found: Any, path: str, options: dict[str, Any]) -> None:
-    """``provider``: openai (the default) or anthropic, whose judge has no OpenAI-only keys."""
+    """``provider``: openai (the default) or anthropic, whose judge has no OpenAI-only keys;
+    and ``score_from``: answer or logprobs."""
+    if "score_from" in found:
+        value, where = at(found, "score_from")
+        if value in ("answer", "logprobs"):
+            options["score_from"] = value
+        else:
+            check.add(where, join(path, "score_from"), "expected answer (the written score) or "
+                      f"logprobs (the rubric's expectation), got {describe(value)}")  # fmt: skip
     if "provider" not in found:
         return
     value, where = at(found, "provider")

@@ -51,6 +51,19 @@ def conform_results(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _both_sources() -> pl.Expr:
+    """One order's ``score_source`` when both orders agree, else each order's, labelled."""
+    labelled = [
+        pl.lit("order a,b: ") + pl.col("score_source"),
+        pl.lit("order b,a: ") + pl.col("score_source_ba"),
+    ]
+    return (
+        pl.when(pl.col("score_source") == pl.col("score_source_ba"))
+        .then(pl.col("score_source"))
+        .otherwise(pl.concat_str(labelled, separator="; ", ignore_nulls=True).replace("", None))
+    )
+
+
 def join_back(
     pairs: pl.DataFrame,
     keyed: pl.DataFrame,
@@ -89,18 +102,7 @@ def join_back(
             output_tokens=pl.col("output_tokens") + pl.col("output_tokens_ba"),
             cached_tokens=pl.col("cached_tokens") + pl.col("cached_tokens_ba"),
             cached=pl.col("cached") & pl.col("cached_ba"),
-            score_source=pl.when(pl.col("score_source") == pl.col("score_source_ba"))
-            .then(pl.col("score_source"))
-            .otherwise(
-                pl.concat_str(
-                    [
-                        pl.lit("order a,b: ") + pl.col("score_source"),
-                        pl.lit("order b,a: ") + pl.col("score_source_ba"),
-                    ],
-                    separator="; ",
-                    ignore_nulls=True,
-                ).replace("", None)
-            ),
+            score_source=_both_sources(),
             score_ab=pl.col("score"),
             score_ba=pl.col("score_ba"),
             position_gap=(pl.col("score") - pl.col("score_ba")).abs(),
