@@ -576,7 +576,7 @@ class TestServer:
             _error_body(
                 f"Unknown request URL: {request.method} {request.path}. "
                 "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
-                "and /v1/batches.",
+                "and /v1/batches, and Anthropic's POST /v1/messages and /v1/messages/batches.",
                 kind="invalid_request_error",
                 code="unknown_url",
             ),
