@@ -13,7 +13,7 @@ token among the alternatives) is None: the caller falls back to the written answ
 ...           {"token": "2", "top_logprobs": [{"token": "2", "logprob": -0.105},
 ...                                           {"token": "3", "logprob": -2.303}]}]
 >>> round(expected_score({"content": tokens}, content, 4), 3)
-2.091
+2.1
 """
 
 from __future__ import annotations
