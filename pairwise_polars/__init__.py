@@ -29,6 +29,8 @@ from pairwise_polars.counterfactual import (
 )
 from pairwise_polars.engine import JudgementCache, Price, default_cache_path
 from pairwise_polars.judges import (
+    AnthropicBatchJudge,
+    AnthropicJudge,
     HeuristicJudge,
     Judge,
     JudgeTraits,
@@ -51,6 +53,8 @@ kept for one release."""
 
 
 __all__ = [
+    "AnthropicBatchJudge",
+    "AnthropicJudge",
     "CacheError",
     "ColumnError",
     "Columns",

@@ -81,7 +81,8 @@ def encode(body: dict[str, Any]) -> bytes:
 
 
 class WireTransport:
-    """The fast path: one aiohttp session, ``limit`` connections kept alive."""
+    """The fast path: one aiohttp session, ``limit`` connections kept alive, posting to
+    ``url + path`` (another API's path, e.g. Anthropic's Messages, in ``path``)."""
 
     def __init__(
         self,
@@ -93,8 +94,9 @@ class WireTransport:
         secrets: tuple[str | None, ...],
         connect_timeout: float = CONNECT_TIMEOUT,
         max_bytes: int = MAX_RESPONSE_BYTES,
+        path: str = "/chat/completions",
     ) -> None:
-        self._url = api_url(url, "chat/completions")
+        self._url = api_url(url, path)
         self._max_bytes = max_bytes
         # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them, read once: aiohttp's trust_env
         # would read them (and ~/.netrc) on a worker thread for every request.
