@@ -17,6 +17,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("scoring",),  # prepare once, the judge map, plan
     ("summary",),  # aggregate, summarize, gate
     ("runs",),  # chunked parquet runs
+    ("comparison",),  # release over release: two scored runs compared, the regression gate
     ("counterfactual",),  # prompts -> variants -> the system's responses
     ("manifest",),  # the YAML manifest and running a target
     ("report",),  # the HTML report
