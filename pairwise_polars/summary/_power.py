@@ -133,4 +133,154 @@ def variability(pilot: pl.LazyFrame, keys: Sequence[str], group_by: str) -> pl.D
             pl.when(between + msw > 0).then(between / (between + msw)).otherwise(0.0)
         ),
     )
-    return stats.join(controls, on=list(keys), how="full", coalesce=True, nulls_equal=True).collect()
+    return stats.join(
+        controls, on=list(keys), how="full", coalesce=True, nulls_equal=True
+    ).collect()
+
+
+MIN_DETECTABLE = "min_detectable_effect"
+
+
+def with_min_detectable_effect(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
+    """Add ``min_detectable_effect`` to a frame of per-slice sums (before
+    :func:`~pairwise_polars.summary._excess.with_excess` drops the excess's residual sums): the
+    excess divergence the slice detects with 80% power where it has scored control pairs, else
+    the distance from a threshold its mean divergence detects; null with one group."""
+    controls = pl.col("n_control_scored") > 0
+    groups = pl.when(controls).then(pl.col("__excess_groups")).otherwise(pl.col("n_groups"))
+    g = groups.cast(pl.Float64)
+    n = pl.col("n_scored").cast(pl.Float64)
+    r2 = (
+        pl.when(controls)
+        .then(pl.col("__excess_r2"))
+        .otherwise(pl.col("mean_divergence_r2") / (n * n))
+    )
+    frame = summary.with_columns(
+        (g / (g - 1) * r2).sqrt().alias("__mde_se"), (groups - 1).alias("__mde_df")
+    )
+    degrees = [int(d) for d in frame["__mde_df"].drop_nulls().unique().to_list() if d >= 1]
+    factor = {d: detectable(1.0, d, confidence=confidence) for d in degrees}
+    scale = pl.col("__mde_df").replace_strict(factor, default=None, return_dtype=pl.Float64)
+    usable = (pl.col("__mde_df") >= 1) & (pl.col("n_scored") > 0)
+    return frame.with_columns(
+        pl.when(usable).then(scale * pl.col("__mde_se")).alias(MIN_DETECTABLE)
+    ).drop("__mde_se", "__mde_df")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlicePower:
+    """What one metric and slice of a planned run can detect (a row of :attr:`Plan.power`)."""
+
+    metric: str
+    slice: str
+    figure: str
+    """``excess_divergence`` (the slice has control pairs) or ``mean_divergence`` (against a
+    threshold)."""
+    n_groups: int
+    pairs_per_group: float
+    controls_per_group: float
+    icc: float
+    sd: float
+    source: str
+    """Where ``icc`` and ``sd`` came from: ``"pilot"`` or ``"default"``."""
+    min_detectable_effect: float | None
+    detect: float | None
+    power: float | None
+    """The chance of detecting ``detect`` with ``n_groups`` groups."""
+    groups_needed: int | None
+    """The fewest groups that detect ``detect`` with the planned power."""
+
+
+def slice_power(
+    pairs: pl.DataFrame,
+    metrics: Sequence[str],
+    slices: Sequence[str],
+    group_by: str,
+    *,
+    detect: float | None = None,
+    pilot: pl.LazyFrame | None = None,
+    confidence: float = 0.95,
+    power: float = DEFAULT_POWER,
+) -> tuple[SlicePower, ...]:
+    """One :class:`SlicePower` per metric and slice of a planned pair frame, from the pilot's
+    variability for that metric and slice (or the whole pilot's for a slice it lacks, or the
+    defaults)."""
+    is_control = pl.col(PAIR_KIND) == "control" if PAIR_KIND in pairs.columns else pl.lit(False)
+    shape = (
+        pairs.group_by([*slices, group_by])
+        .agg(n=(~is_control).sum(), q=is_control.sum())
+        .group_by(slices if slices else pl.lit(0))
+        .agg(groups=pl.len(), n=pl.col("n").mean(), q=pl.col("q").mean())
+        .sort(slices or "groups", nulls_last=True)
+    )
+    found = _pilot_variability(pilot, slices, group_by) if pilot is not None else {}
+    rows = []
+    for metric in metrics:
+        for row in shape.iter_rows(named=True):
+            values = tuple(row[s] for s in slices)
+            spread = found.get((metric, values)) or found.get((metric, None)) or Variability()
+            rows.append(_row(metric, slices, values, row, spread, detect, confidence, power))
+    return tuple(rows)
+
+
+def _row(
+    metric: str,
+    slices: Sequence[str],
+    values: tuple[object, ...],
+    shape: dict[str, float],
+    spread: Variability,
+    detect: float | None,
+    confidence: float,
+    power: float,
+) -> SlicePower:
+    groups, n, q = int(shape["groups"]), float(shape["n"]), float(shape["q"])
+    variance = spread.group_variance(n, q)
+    se = math.sqrt(variance / groups)
+    usable = groups > 1
+    label = ", ".join(f"{s}={v}" for s, v in zip(slices, values, strict=True)) or "overall"
+    return SlicePower(
+        metric=metric,
+        slice=label,
+        figure="excess_divergence" if q > 0 else "mean_divergence",
+        n_groups=groups,
+        pairs_per_group=round(n, 3),
+        controls_per_group=round(q, 3),
+        icc=round(spread.icc, 4),
+        sd=round(spread.sd, 4),
+        source=spread.source,
+        min_detectable_effect=(
+            detectable(se, groups - 1, confidence=confidence, power=power) if usable else None
+        ),
+        detect=detect,
+        power=(
+            power_at(detect, se, groups - 1, confidence=confidence)
+            if usable and detect is not None
+            else None
+        ),
+        groups_needed=(
+            groups_needed(detect, variance, confidence=confidence, power=power)
+            if detect is not None
+            else None
+        ),
+    )
+
+
+def _pilot_variability(
+    pilot: pl.LazyFrame, slices: Sequence[str], group_by: str
+) -> dict[tuple[str, tuple[object, ...] | None], Variability]:
+    """The pilot's variability by (metric, slice values) and by (metric, None) overall."""
+    found: dict[tuple[str, tuple[object, ...] | None], Variability] = {}
+    schema = pilot.collect_schema()
+    present = [s for s in slices if s in schema]
+    for keys in (["metric"], ["metric", *present] if present == list(slices) else None):
+        if keys is None:
+            continue
+        for row in variability(pilot, keys, group_by).iter_rows(named=True):
+            sd = row["sd"] if row["sd"] is not None else DEFAULT_SD
+            control = row["control_sd"] if row["control_sd"] is not None else sd
+            icc = row["icc"] if row["icc"] is not None else DEFAULT_ICC
+            values = None if len(keys) == 1 else tuple(row[s] for s in slices)
+            found[(row["metric"], values)] = Variability(
+                sd=sd, control_sd=control, icc=icc, source="pilot"
+            )
+    return found
