@@ -2,7 +2,7 @@
 (:func:`compare`), and the gate on what got worse (:func:`gate_compare`)."""
 
 from pairwise_polars.comparison._compare import CHANGES, COMPARISON_COLUMNS, compare
-from pairwise_polars.comparison._gate import REGRESSION_GATE, gate_compare
+from pairwise_polars.comparison._gate import REGRESSION_GATE, gate_compare, with_regression
 from pairwise_polars.comparison._inputs import scan_run
 
 __all__ = [
@@ -12,4 +12,5 @@ __all__ = [
     "compare",
     "gate_compare",
     "scan_run",
+    "with_regression",
 ]

@@ -23,16 +23,18 @@ from pairwise_polars.summary._thresholds import check_threshold
 REGRESSION_GATE = "max_regression"
 DEFAULT_MIN_GROUPS = 30
 _PRIMARY = ("excess_divergence", "mean_divergence")
-_CHECKS = pl.Schema({
-    "metric": pl.String,
-    "slice": pl.String,
-    "gate": pl.String,
-    "threshold": pl.Float64,
-    "observed": pl.Float64,
-    "passed": pl.Boolean,
-    "status": pl.String,
-    "note": pl.String,
-})
+_CHECKS = pl.Schema(
+    {
+        "metric": pl.String,
+        "slice": pl.String,
+        "gate": pl.String,
+        "threshold": pl.Float64,
+        "observed": pl.Float64,
+        "passed": pl.Boolean,
+        "status": pl.String,
+        "note": pl.String,
+    }
+)
 
 
 def gate_compare(
@@ -219,3 +221,9 @@ def _slice_label(slices: list[str]) -> pl.Expr:
         value = pl.col(name).cast(pl.String).fill_null("null")
         parts += [pl.lit(("" if i == 0 else ", ") + f"{name}="), value]
     return pl.concat_str(parts)
+
+
+def with_regression(gates: GateResult, regression: GateResult) -> GateResult:
+    """One verdict from a run's gates and its regression gate: every check of both."""
+    checks = pl.concat([gates.checks, regression.checks], how="diagonal_relaxed")
+    return GateResult(passed=gates.passed and regression.passed, checks=checks)

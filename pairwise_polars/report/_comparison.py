@@ -3,11 +3,13 @@ changed, worse first, and the rows of the report's forest plot of deltas."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from pairwise_polars.report._charts import Interval
+from pairwise_polars.report._charts import Interval, IntervalChart, interval_chart
 from pairwise_polars.report._tables import FIGURES
 from pairwise_polars.summary._paired import WORSE
 
@@ -100,3 +102,35 @@ def delta_rows(comparison: pl.DataFrame) -> tuple[Interval, ...]:
         note = f"{r['changed']}; p (adjusted) {_num(r['p_adjusted'], 4)}"
         rows.append(Interval(label, value, low, high, note))
     return tuple(rows)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The report's "since the baseline" section: what was matched, the table of what changed
+    and the forest plot of the changes (worse to the right, worse first)."""
+
+    matched: str
+    headings: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    worse: tuple[bool, ...]
+    chart: IntervalChart
+
+
+def baseline_section(comparison: pl.DataFrame) -> Baseline:
+    table = readable_comparison(comparison)
+    deltas = delta_rows(comparison)
+    reach = max([abs(v) for r in deltas for v in (r.value, r.low, r.high) if v is not None] + [0.1])
+    reach = math.ceil(reach * 20) / 20  # up to the next 0.05
+    chart = interval_chart(
+        deltas,
+        title="Change since the baseline, worse to the right",
+        axis_label="after - before (for the equivalence rate: before - after)",
+        domain=(-reach, reach),
+    )
+    return Baseline(
+        matched=unmatched_line(comparison),
+        headings=tuple(table.columns),
+        rows=tuple(table.rows()),
+        worse=tuple(c == "worse" for c in table["changed"]),
+        chart=chart,
+    )
