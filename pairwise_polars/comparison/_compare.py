@@ -13,6 +13,7 @@ from pairwise_polars.comparison._match import Match, matching
 from pairwise_polars.io import DataLike
 from pairwise_polars.summary import group_sums
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
+from pairwise_polars.summary._excess import attach_controls
 from pairwise_polars.summary._paired import FIGURES, WORSE, paired_figures, with_inference
 
 CHANGES = ("worse", "better", "no evidence")
@@ -110,7 +111,8 @@ def compare(
         unmatched.append(
             alone.group_by(keys).agg(pl.len().cast(pl.Int64).alias(f"n_unmatched_{run}"))
         )
-        run_sums = group_sums(common, keys, group_by, **options)
+        # A control pair is its group's noise: every slice of the group's pairs draws on it.
+        run_sums = attach_controls(group_sums(common, keys, group_by, **options), keys, group_by)
         values = [c for c in run_sums.collect_schema().names() if c not in (*keys, group_by)]
         sums.append(run_sums.rename({c: f"{c}_{run}" for c in values}))
     joined = sums[0].join(

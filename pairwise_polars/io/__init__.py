@@ -3,6 +3,7 @@ LazyFrame, results given back in the kind the caller passed; input files (parque
 NDJSON, JSON; folders and globs) found and checked before anything is read; outputs written
 with errors that say which file and why."""
 
+from pairwise_polars.io._formats import output_format, refuse_overwriting_inputs, write_frame
 from pairwise_polars.io._frames import DataLike, finish, to_lazy
 from pairwise_polars.io._outputs import (
     check_folder_writable,
@@ -40,11 +41,14 @@ __all__ = [
     "input_files",
     "is_paths",
     "output_error",
+    "output_format",
     "provenance",
+    "refuse_overwriting_inputs",
     "scan_data",
     "scan_source",
     "source_files",
     "to_lazy",
+    "write_frame",
     "write_parquet",
     "write_text",
 ]
