@@ -228,7 +228,7 @@ def plan(
     ...     "input": "Should we hire them?", "output": ["yes", "no", "yes"] * 40})
     >>> row = plan(rows, cache=False, detect=0.05).power[0]
     >>> row.n_groups, round(row.min_detectable_effect, 3), row.groups_needed
-    (40, 0.161, 395)
+    (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     prepared = prepare(pair_frame, metrics, judge=judge, both_orders=both_orders, order=order)

@@ -13,12 +13,8 @@ from hypothesis import strategies as st
 
 import pairwise_polars as pp
 from pairwise_polars._errors import GateError
-from pairwise_polars.summary._power import (
-    detectable,
-    groups_needed,
-    power_at,
-    variability,
-)
+from pairwise_polars.summary._pilot import Variability, variability
+from pairwise_polars.summary._power import detectable, groups_needed, power_at
 from pairwise_polars.summary._student_t import t_quantile
 
 
@@ -51,12 +47,17 @@ def _pilot(groups: int, pairs: int, icc: float, sd: float, seed: int = 0) -> pl.
     )
 
 
-def test_variability_recovers_the_within_group_correlation() -> None:
+def test_variability_recovers_the_variance_components() -> None:
     found = variability(_pilot(400, 4, icc=0.4, sd=0.2).lazy(), ["metric"], "group_id")
     row = found.row(0, named=True)
-    assert row["icc"] == pytest.approx(0.4, abs=0.06)
-    assert row["sd"] == pytest.approx(0.2, abs=0.01)
-    assert row["control_sd"] is None  # no control pairs in this pilot
+    assert row["within"] == pytest.approx(0.6 * 0.04, rel=0.1)
+    assert row["between"] == pytest.approx(0.4 * 0.04, rel=0.2)
+    assert row["effect"] is None  # no control pairs: the excess's spread is unknown
+    spread = Variability(within=row["within"], between=row["between"])
+    assert spread.icc == pytest.approx(0.4, abs=0.06)
+    # with controls, what a group shares cancels from its excess
+    assert spread.group_variance(3, 1) == pytest.approx(row["within"] * (1 / 3 + 1))
+    assert spread.group_variance(3, 0) == pytest.approx(row["between"] + row["within"] / 3)
 
 
 def test_aggregate_min_detectable_effect_follows_the_groups() -> None:
@@ -98,7 +99,7 @@ def test_plan_power_from_a_pilot_and_by_default() -> None:
     assert {r.source for r in default.power} == {"default"}
     assert all(r.figure == "excess_divergence" and r.n_groups == 15 for r in default.power)
     assert "power (80% power, 95% confidence" in str(default)
-    pilot = _pilot(200, 1, icc=0.0, sd=0.05).with_columns(
+    pilot = _pilot(200, 3, icc=0.0, sd=0.05).with_columns(
         pair_kind=pl.lit("counterfactual")
     )  # a pilot whose scores barely vary: a much smaller detectable effect
     from_pilot = pp.plan(rows, cache=False, detect=0.05, pilot=pilot)
