@@ -56,6 +56,15 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--equivalence-threshold", type=float, default=0.0, metavar="X")
     parser.add_argument("--divergence-threshold", type=float, default=0.5, metavar="X")
     parser.add_argument("--confidence", type=share, default=0.95, metavar="X")
+    _add_gate_options(parser)
+    parser.add_argument(
+        "-o", "--out", metavar="FILE", help="write the comparison: .parquet, .csv or .md"
+    )
+    add_ci_options(parser)
+    parser.set_defaults(handler=_compare)
+
+
+def _add_gate_options(parser: argparse.ArgumentParser) -> None:
     gates = parser.add_argument_group("the regression gate")
     gates.add_argument(
         "--max-regression",
@@ -85,11 +94,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="paired groups a slice needs to pass (default: %(default)s)",
     )
-    parser.add_argument(
-        "-o", "--out", metavar="FILE", help="write the comparison: .parquet, .csv or .md"
-    )
-    add_ci_options(parser)
-    parser.set_defaults(handler=_compare)
 
 
 def _compare(args: argparse.Namespace, console: Console) -> int:

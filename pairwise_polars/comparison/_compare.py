@@ -9,7 +9,7 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.comparison._inputs import scan_run
-from pairwise_polars.comparison._match import Match, matching
+from pairwise_polars.comparison._match import Match, Matched, matching
 from pairwise_polars.io import DataLike
 from pairwise_polars.summary import group_sums
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
@@ -84,30 +84,31 @@ def compare(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     adjust = check_adjust(adjust)
-    by = list(by)
-    runs = {"before": scan_run(before), "after": scan_run(after)}
     keys = ["metric", *by]
-    matched = matching(
-        runs["before"],
-        runs["after"],
-        match=match,
-        group_by=group_by,
-        needed=[*keys, group_by, "score"],
-    )
+    needed = [*keys, group_by, "score"]
+    runs = (scan_run(before), scan_run(after))
+    matched = matching(*runs, match=match, group_by=group_by, needed=needed)
+    thresholds = {"equivalence_threshold": equivalence_threshold}
+    thresholds["divergence_threshold"] = divergence_threshold
+    joined, unmatched = _paired_sums(matched, keys, group_by, thresholds)
+    figures = with_inference(paired_figures(joined, keys), confidence)
+    pairs = (pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
+    counts = pl.collect_all([joined.group_by(keys).agg(n_matched=pairs), *unmatched])
+    return _finish(figures, counts, keys, adjust, confidence)
+
+
+def _paired_sums(
+    matched: Matched, keys: list[str], group_by: str, options: dict[str, float]
+) -> tuple[pl.LazyFrame, list[pl.LazyFrame]]:
+    """Both runs' per-group sums of their matched pairs side by side (``_before`` /
+    ``_after``, zero where a group has no pair in a run), and each run's unmatched counts."""
     pairs = {"before": matched.before, "after": matched.after}
     other = {"before": matched.after, "after": matched.before}
-    options = {
-        "equivalence_threshold": equivalence_threshold,
-        "divergence_threshold": divergence_threshold,
-    }
     sums, unmatched = [], []
     for run, frame in pairs.items():
-        common = frame.join(
-            other[run].select(matched.key), on=matched.key, how="semi", nulls_equal=True
-        )
-        alone = frame.join(
-            other[run].select(matched.key), on=matched.key, how="anti", nulls_equal=True
-        )
+        keyed = other[run].select(matched.key)
+        common = frame.join(keyed, on=matched.key, how="semi", nulls_equal=True)
+        alone = frame.join(keyed, on=matched.key, how="anti", nulls_equal=True)
         unmatched.append(
             alone.group_by(keys).agg(pl.len().cast(pl.Int64).alias(f"n_unmatched_{run}"))
         )
@@ -121,13 +122,7 @@ def compare(
     joined = joined.with_columns(pl.all().exclude(*keys, group_by).fill_null(0))
     # Sorted by every column: float sums over groups come out the same to the last bit
     # whatever order the rows, the files or the match arrived in.
-    joined = joined.sort(joined.collect_schema().names(), nulls_last=True)
-    figures = with_inference(paired_figures(joined, keys), confidence)
-    matched_counts = joined.group_by(keys).agg(
-        n_matched=(pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
-    )
-    counts = pl.collect_all([matched_counts, *unmatched])
-    return _finish(figures, counts, keys, adjust, confidence)
+    return joined.sort(joined.collect_schema().names(), nulls_last=True), unmatched
 
 
 def _finish(

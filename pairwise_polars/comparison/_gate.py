@@ -70,6 +70,32 @@ def gate_compare(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     familywise = check_adjust(familywise, name="familywise")
+    _check_columns(comparison)
+    slices = comparison.columns[1 : comparison.columns.index("figure")]
+    rows = _checked_rows(comparison, slices, figures)
+    limit = _limit(max_regression, rows["metric"].unique().to_list())
+    worse = pl.col("figure").replace_strict(WORSE, return_dtype=pl.Float64) * pl.col("delta")
+    rows = rows.with_columns(limit.alias("threshold"), worse.alias("observed"))
+    rows = _judged(rows, familywise, confidence, min_groups)
+    checks = rows.select(
+        "metric",
+        "slice",
+        gate=pl.lit(REGRESSION_GATE),
+        threshold="threshold",
+        observed="observed",
+        passed=pl.col("status") == "pass",
+        status="status",
+        note=_note(familywise, min_groups),
+    )
+    if checks.is_empty():
+        raise GateError(
+            "gate_compare found nothing to check: the comparison has no rows for "
+            f"{list(figures) if figures else 'its primary figures'}."
+        )
+    return GateResult(passed=bool(checks["passed"].all()), checks=checks.cast(_CHECKS))
+
+
+def _check_columns(comparison: pl.DataFrame) -> None:
     needed = ["metric", "figure", "before", "after", "delta", "delta_se", "delta_df", "n_groups"]
     missing = [c for c in needed if c not in comparison.columns]
     if missing:
@@ -77,11 +103,13 @@ def gate_compare(
             f"gate_compare needs a comparison from compare(); it lacks {missing} (it has "
             f"{comparison.columns})."
         )
-    slices = comparison.columns[1 : comparison.columns.index("figure")]
-    rows = _checked_rows(comparison, slices, figures)
-    limit = _limit(max_regression, rows["metric"].unique().to_list())
-    worse = pl.col("figure").replace_strict(WORSE, return_dtype=pl.Float64) * pl.col("delta")
-    rows = rows.with_columns(limit.alias("threshold"), worse.alias("observed"))
+
+
+def _judged(
+    rows: pl.DataFrame, familywise: Adjust, confidence: float, min_groups: int
+) -> pl.DataFrame:
+    """Each row's ``status`` and unfavourable bound: fail on the family-adjusted one-sided
+    evidence, pass within the allowance at the bound with enough groups, else inconclusive."""
     p = [
         one_sided(None if w is None else w - t, se, df)
         for w, t, se, df in rows.select("observed", "threshold", "delta_se", "delta_df").iter_rows()
@@ -100,23 +128,7 @@ def gate_compare(
         .then(pl.lit("pass"))
         .otherwise(pl.lit("inconclusive"))
     )
-    checks = rows.with_columns(status.alias("status"), unfavourable.alias("__unfavourable"))
-    checks = checks.select(
-        "metric",
-        "slice",
-        gate=pl.lit(REGRESSION_GATE),
-        threshold="threshold",
-        observed="observed",
-        passed=pl.col("status") == "pass",
-        status="status",
-        note=_note(familywise, min_groups),
-    )
-    if checks.is_empty():
-        raise GateError(
-            "gate_compare found nothing to check: the comparison has no rows for "
-            f"{list(figures) if figures else 'its primary figures'}."
-        )
-    return GateResult(passed=bool(checks["passed"].all()), checks=checks.cast(_CHECKS))
+    return rows.with_columns(status.alias("status"), unfavourable.alias("__unfavourable"))
 
 
 def _checked_rows(
