@@ -15,6 +15,7 @@ from pairwise_polars.comparison import compare, gate_compare, with_regression
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
@@ -34,6 +35,9 @@ class TargetRun:
     gates: GateResult | None = None
     usage: Usage | None = None
     """What the judge calls spent: requests, tokens (cached ones too) and dollars."""
+    disparities: pl.DataFrame | None = None
+    """Who is disadvantaged, per attribute (when a gate reads it: ``min_impact_ratio``,
+    ``max_disadvantage``)."""
     comparison: pl.DataFrame | None = None
     """With a ``baseline``: :func:`~pairwise_polars.compare` of the baseline and this run (its
     regression gate's checks are among ``gates``)."""
@@ -100,17 +104,21 @@ def run_target(
         confidence=target.confidence,
         group_by=target.columns.group_by,
     )
+    disparities = (
+        target_disparities(target, rows, scored, judge) if wants_disparities(target) else None
+    )
     gates = gate_summary(
         summary,
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
         conservative=target.gates.conservative,
+        disparities=disparities,
     )
     usage = spent[0] if spent else None
     comparison = None
     if target.baseline is not None:
         comparison, gates = _since_baseline(target, scored, slices, gates)
-    return TargetRun(target, pairs, planned, scored, summary, gates, usage, comparison)
+    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities, comparison)
 
 
 def _since_baseline(
