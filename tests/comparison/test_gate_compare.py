@@ -12,15 +12,15 @@ from pairwise_polars._errors import GateError, OptionError
 
 
 def test_a_regression_beyond_the_allowance_fails_its_slice() -> None:
-    before, after = scored_runs(groups=40, shift={"gender": 0.25})
-    result = pp.gate_compare(pp.compare(before, after), max_regression=0.05)
+    before, after = scored_runs(groups=40, shift={"gender": 0.35})
+    result = pp.gate_compare(pp.compare(before, after), max_regression=0.15)
     assert result.status == "fail" and not result.passed
     statuses = dict(zip(result.checks["slice"], result.checks["status"], strict=True))
     assert statuses["dimension=gender"] == "fail"
-    assert statuses["dimension=age"] != "fail" and statuses["dimension=race"] != "fail"
+    assert statuses["dimension=age"] == statuses["dimension=race"] == "pass"
     gender = result.checks.filter(pl.col("slice") == "dimension=gender").row(0, named=True)
-    assert gender["gate"] == "max_regression" and gender["threshold"] == 0.05
-    assert gender["observed"] > 0.05
+    assert gender["gate"] == "max_regression" and gender["threshold"] == 0.15
+    assert gender["observed"] > 0.15
     assert gender["note"].startswith("excess_divergence") and "holm-adjusted" in gender["note"]
     assert "FAIL" in result.verdict()
 
