@@ -87,3 +87,51 @@ def with_familywise(
         )
         .otherwise(pl.col("note")),
     ).drop(P_BREACH)
+
+
+_EST, _FAV, _GROUPS, _DIR = (
+    "__pairwise_est",
+    "__pairwise_fav",
+    "__pairwise_groups",
+    "__pairwise_dir",
+)
+
+
+def breach_columns(summary: pl.DataFrame, point: str, direction: str) -> dict[str, pl.Expr]:
+    """Helper columns of a fairness check: what :func:`judged_as_family` needs (the estimate,
+    its favourable bound, the groups, the direction)."""
+    favourable = f"{point}_low" if direction == "max" else f"{point}_high"
+    has = summary.columns.__contains__
+    return {
+        _EST: pl.col(point).cast(pl.Float64) if has(point) else pl.lit(None, pl.Float64),
+        _FAV: pl.col(favourable).cast(pl.Float64) if has(favourable) else pl.lit(None, pl.Float64),
+        _GROUPS: pl.col("n_groups").cast(pl.Int64) if has("n_groups") else pl.lit(None, pl.Int64),
+        _DIR: pl.lit(direction),
+    }
+
+
+def judged_as_family(
+    checks: pl.DataFrame, familywise: Familywise, confidence: float
+) -> tuple[pl.DataFrame, int]:
+    """The checks with their failures judged over the family (helper columns dropped), and
+    the family's size (0 without a correction)."""
+    helpers = [c for c in (_EST, _FAV, _GROUPS, _DIR) if c in checks.columns]
+    if familywise == "none" or len(helpers) < 4:
+        return checks.drop(helpers), 0
+    p = [
+        breach_p(est, fav, threshold, direction, groups, confidence)
+        if direction is not None
+        else None
+        for est, fav, threshold, direction, groups in checks.select(
+            _EST, _FAV, "threshold", _DIR, _GROUPS
+        ).iter_rows()
+    ]
+    said = pl.col("status") if "status" in checks.columns else pl.lit(None, pl.String)
+    own = pl.when(pl.col("passed")).then(pl.lit("pass")).otherwise(pl.lit("fail"))
+    status = pl.when(pl.col(_DIR).is_not_null()).then(pl.coalesce(said, own)).otherwise(said)
+    checks = checks.with_columns(status.alias("status"), pl.Series(P_BREACH, p, pl.Float64))
+    family = sum(v is not None for v in p)
+    judged = with_familywise(checks, familywise, confidence).drop(helpers)
+    return judged.with_columns(
+        passed=pl.col("passed") & (pl.col("status") != "inconclusive").fill_null(True)
+    ), family
