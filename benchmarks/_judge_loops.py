@@ -11,6 +11,11 @@ a time, and reads each reply's score:
 - ``sdk-default``: ``openai.AsyncOpenAI`` on its default transport, a semaphore and ``gather``;
 - ``sdk-aiohttp``: the same on ``openai.DefaultAioHttpClient`` with the limits OpenAIJudge uses;
 - ``aiohttp``: a bare ``aiohttp.ClientSession`` posting the same JSON (the floor);
+- ``map-anthropic``: ``pp.score_pairs(..., judge=pp.AnthropicJudge(...))``, the package path in
+  Anthropic's dialect (``/v1/messages``, the rubric as a forced tool);
+- ``aiohttp-anthropic``: a bare aiohttp loop posting the same Messages bodies (its floor).
+  The Anthropic variants send their own bodies (the same messages in the other dialect): the
+  body check compares each family with itself.
 
 Two diagnostics, off by default (``--diagnose``):
 
@@ -42,7 +47,8 @@ METRIC = "pairwise-bias"
 API_KEY = "k"
 TIMEOUT_S = 60.0
 _AUTH: Any = {"security": {"bearer_auth": True}}  # what the SDK's create() passes to post()
-VARIANTS = ("map", "map-sdk", "sdk-default", "sdk-aiohttp", "aiohttp")
+VARIANTS = ("map", "map-sdk", "sdk-default", "sdk-aiohttp", "aiohttp", "map-anthropic",
+            "aiohttp-anthropic")  # fmt: skip
 DIAGNOSTICS = ("judge-only", "sdk-aiohttp-post")
 
 
@@ -115,6 +121,52 @@ def run_map(
         return ok, out.height - ok
 
     return _timed(run)
+
+
+def run_map_anthropic(pairs_path: Path, base_url: str, concurrency: int) -> dict[str, Any]:
+    import polars as pl
+
+    import pairwise_polars as pp
+
+    pairs = pl.read_parquet(pairs_path)
+    judge = pp.AnthropicJudge(MODEL, base_url=base_url, api_key=API_KEY,
+                              max_concurrency=concurrency)  # fmt: skip
+
+    def run() -> tuple[int, int]:
+        out = pp.score_pairs(pairs, METRIC, judge=judge, cache=False, progress=False)
+        ok = out.select(pl.col("score").is_not_null() & pl.col("error").is_null()).sum().item()
+        return ok, out.height - ok
+
+    return _timed(run)
+
+
+def run_aiohttp_anthropic(requests_path: Path, base_url: str, concurrency: int) -> dict[str, Any]:
+    import aiohttp
+
+    from pairwise_polars.engine._messages import anthropic_headers, messages_body, read_message
+
+    spec = json.loads(requests_path.read_text())
+    bodies = [messages_body(MODEL, json.loads(m), max_tokens=300, temperature=0.0,
+                            schema=spec["schema"]) for m in spec["messages"]]  # fmt: skip
+    url = base_url.rstrip("/") + "/messages"
+
+    async def main() -> tuple[int, int]:
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        timeout = aiohttp.ClientTimeout(total=TIMEOUT_S)
+        async with aiohttp.ClientSession(
+            connector=connector, timeout=timeout, headers=anthropic_headers(API_KEY)
+        ) as session:
+
+            async def one(body: dict[str, Any], max_score: int) -> bool:
+                async with session.post(url, data=json.dumps(body)) as response:
+                    payload = json.loads(await response.read())
+                if response.status != 200:
+                    return False
+                return _score(read_message(payload).content, max_score)
+
+            return await _gather_bounded(concurrency, one, bodies, spec["max_scores"])
+
+    return _timed(lambda: asyncio.run(main()))
 
 
 def run_judge_only(requests_path: Path, base_url: str, concurrency: int) -> dict[str, Any]:
@@ -281,6 +333,10 @@ def run_variant(variant: str, work: Path, base_url: str, concurrency: int) -> di
     if variant in ("map", "map-sdk"):
         transport = "sdk" if variant == "map-sdk" else "fast"
         return run_map(work / "pairs.parquet", base_url, concurrency, transport)
+    if variant == "map-anthropic":
+        return run_map_anthropic(work / "pairs.parquet", base_url, concurrency)
+    if variant == "aiohttp-anthropic":
+        return run_aiohttp_anthropic(work / "requests.json", base_url, concurrency)
     if variant == "judge-only":
         return run_judge_only(work / "requests.json", base_url, concurrency)
     if variant == "map-profile":

@@ -173,7 +173,7 @@ class Outcome:
 def bench(args: argparse.Namespace, work: Path) -> tuple[list[Outcome], dict[str, Any]]:
     outcomes = {(v, c): Outcome(v, c) for c in args.concurrency for v in args.variants}
     server = Server(args.latency)
-    reference_hashes: list[str] | None = None
+    reference_hashes: dict[str, list[str]] = {}  # by API family: each sends its own bodies
     checks = {"distinct_bodies": None, "identical_bodies": True, "errors": 0}
     try:
         for repeat in range(args.repeats):
@@ -181,10 +181,11 @@ def bench(args: argparse.Namespace, work: Path) -> tuple[list[Outcome], dict[str
                 for v in args.variants:  # interleaved, so drift on a shared machine spreads out
                     result = run_child(v, c, work, server)
                     hashes = result.pop("hashes")
-                    if reference_hashes is None:
-                        reference_hashes = hashes
+                    family = "anthropic" if v.endswith("anthropic") else "openai"
+                    if family not in reference_hashes:
+                        reference_hashes[family] = hashes
                         checks["distinct_bodies"] = len(hashes)
-                    elif hashes != reference_hashes:
+                    elif hashes != reference_hashes[family]:
                         checks["identical_bodies"] = False
                     checks["errors"] += result["errors"] + (result["server_requests"]
                                                             - args.requests)  # fmt: skip
@@ -238,7 +239,7 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
     by = {(o.variant, o.concurrency): o for o in outcomes}
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     goals: dict[str, dict[int, Any]] = {"overhead_ms": {}, "ratio": {}, "gap": {}, "split": {},
-                                        "cpu": {}}  # fmt: skip
+                                        "cpu": {}, "families": {}}  # fmt: skip
     for c in args.concurrency:
         base, same, floor = (
             by.get((BASELINE, c)),
@@ -262,6 +263,12 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
             if v == "map" and floor is not None:
                 goals["gap"][c] = _rps(floor, n) / rps
                 goals["cpu"][c] = cpu / (1000 * floor.per_request("cpu_s", n))
+            anthropic_floor = by.get(("aiohttp-anthropic", c))
+            if v == "map-anthropic" and anthropic_floor is not None:
+                goals["families"][c] = (
+                    _rps(anthropic_floor, n) / rps,
+                    cpu / (1000 * anthropic_floor.per_request("cpu_s", n)),
+                )
             cells = [
                 v, c, f"{rps:,.0f}", _spread(o, n), f"{ideal:,.0f}", f"{100 * rps / ideal:.0f}%",
                 f"{cpu:.2f}", f"{1000 * o.per_request('server_cpu_s', n):.2f}",
@@ -304,6 +311,14 @@ def goal_lines(goals: dict[str, Any]) -> list[str]:
             met = "met" if gap <= GOAL_GAP and cpu <= GOAL_CPU else "MISSED"
             line += f" (goal <= {GOAL_GAP}x and <= {GOAL_CPU}x): {met}"
         out.append(line)
+    for c, (gap, cpu) in sorted(goals["families"].items()):
+        openai = goals["gap"].get(c), goals["cpu"].get(c)
+        beside = "" if None in openai else (
+            f" (OpenAI dialect: {openai[0]:.2f}x and {openai[1]:.2f}x)"
+        )
+        out.append(f"- C={c}: Anthropic dialect: bare aiohttp is {gap:.2f}x map-anthropic's "
+                   f"throughput; its CPU per request is {cpu:.2f}x bare aiohttp's"
+                   f"{beside}")  # fmt: skip
     for c, (judge_ms, map_ms) in sorted(goals["split"].items()):
         out.append(
             f"- C={c}: of the overhead, OpenAIJudge.judge alone (judge-only vs sdk-aiohttp) "

@@ -30,6 +30,8 @@ from pairwise_polars.counterfactual import (
 )
 from pairwise_polars.engine import JudgementCache, Price, default_cache_path
 from pairwise_polars.judges import (
+    AnthropicBatchJudge,
+    AnthropicJudge,
     HeuristicJudge,
     Judge,
     JudgeTraits,
@@ -52,6 +54,8 @@ kept for one release."""
 
 
 __all__ = [
+    "AnthropicBatchJudge",
+    "AnthropicJudge",
     "CacheError",
     "ColumnError",
     "Columns",

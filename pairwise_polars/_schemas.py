@@ -38,6 +38,8 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     "cached_tokens": pl.Int64(),  # prompt tokens the provider served from its prompt cache
     "raw_reply": pl.String(),
     "judge_model": pl.String(),
+    "expected_score": pl.Float64(),  # score_from="logprobs": the rubric's expectation
+    "score_source": pl.String(),  # what the score is: "answer", "logprobs", or a fallback
 }
 """Columns of every result frame a judge yields: one row per request key."""
 

@@ -46,28 +46,31 @@ def _advice(fix: Fix, dialect: Dialect) -> str:
     if fix.action == "list_invalid":
         return f"{_LIST}."
     if fix.action == "api_key":
+        env = settings.get("api_key", "OPENAI_API_KEY")
+        url_env = "ANTHROPIC_BASE_URL" if env == "ANTHROPIC_API_KEY" else "OPENAI_BASE_URL"
         if manifest:
             return (
-                "Set the OPENAI_API_KEY environment variable before running (or name another "
+                f"Set the {env} environment variable before running (or name another "
                 "variable with api_key_env: NAME in the judge block; the key never goes in the "
                 "manifest). For a local server (vLLM, Ollama, llama.cpp) set base_url: URL in "
-                "the judge block (or the OPENAI_BASE_URL environment variable); no key is "
+                f"the judge block (or the {url_env} environment variable); no key is "
                 "needed then."
             )
         return (
-            "Set the OPENAI_API_KEY environment variable (or name another variable with "
+            f"Set the {env} environment variable (or name another variable with "
             "--api-key-env NAME). For a local server (vLLM, Ollama, llama.cpp) pass --base-url "
-            "URL (or set OPENAI_BASE_URL); no key is needed then."
+            f"URL (or set {url_env}); no key is needed then."
         )
     if fix.action == "base_url":
         where = "base_url: in the judge block" if manifest else "--base-url"
+        env = settings.get("env", "OPENAI_BASE_URL")
         kept = (
             "nothing was cached (no cache in use)"
             if fix.settings.get("cached") == "no"
             else ("results so far are cached")
         )
         return (
-            f"Check that the server is running and that {where} (or OPENAI_BASE_URL) names it, "
+            f"Check that the server is running and that {where} (or {env}) names it, "
             f"host and port; {kept}."
         )
     if fix.action == "overwrite":

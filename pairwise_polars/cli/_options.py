@@ -9,9 +9,10 @@ from typing import Any
 
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._verdicts import threshold
-from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.judges._factory import PROVIDERS
 from pairwise_polars.outcome import disparities
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
@@ -99,8 +100,14 @@ def add_price_option(group: Any) -> None:
         type=price,
         metavar="IN,OUT",
         help="the judge model's price in US dollars per million tokens, IN,OUT or "
-        "IN,CACHED,OUT (default: the shipped table of OpenAI prices; other models: price "
+        "IN,CACHED,OUT (default: the shipped, dated prices file; other models: price "
         "unknown)",
+    )
+    group.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="a prices file (CSV: provider, model, input, cached_input, output, "
+        "batch_discount, as_of, retires) laid over the shipped one",
     )
 
 
@@ -299,44 +306,60 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         default="heuristic",
         metavar="heuristic|MODEL",
         help="heuristic (the key-free heuristic judge; 'offline' is an alias) or the model of "
-        "an OpenAI-compatible endpoint (default: heuristic)",
+        "an OpenAI-compatible endpoint, or of Anthropic's with --judge-provider anthropic "
+        "(default: heuristic)",
     )
-    add_endpoint_options(group)
+    group.add_argument(
+        "--judge-provider",
+        choices=PROVIDERS,
+        default="openai",
+        help="the API the judge model speaks: openai (any OpenAI-compatible endpoint) or "
+        "anthropic (the Messages API; key from ANTHROPIC_API_KEY) (default: %(default)s)",
+    )
+    add_endpoint_options(group, default_env=None)
     group.add_argument(
         "--batch",
         action="store_true",
-        help="send the judge requests through the OpenAI Batch API (half price, within 24h)",
+        help="send the judge requests through the provider's Batch API (half price, within "
+        "24h)",
     )
     add_price_option(group)
     add_request_options(group)
 
 
-def add_endpoint_options(group: Any) -> None:
-    """Where the model is and which environment variable holds its key."""
+def add_endpoint_options(group: Any, default_env: str | None = "OPENAI_API_KEY") -> None:
+    """Where the model is and which environment variable holds its key (``default_env`` None:
+    the provider's own variable)."""
     group.add_argument("--base-url", help="the endpoint (default: OpenAI's); e.g. a vLLM server")
     group.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
+        default=default_env,
         metavar="NAME",
-        help="environment variable holding the key (default: %(default)s)",
+        help="environment variable holding the key (default: "
+        + (default_env or "OPENAI_API_KEY, or ANTHROPIC_API_KEY for --judge-provider anthropic")
+        + ")",
     )
 
 
 def judge_from(args: argparse.Namespace) -> Judge:
     """The judge the judge options name (the same factory as the manifest's)."""
+    provider = getattr(args, "judge_provider", "openai")
+    env = args.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
     return build_judge(
         args.judge,
+        provider=provider,
         batch=args.batch,
-        api_key=os.environ.get(args.api_key_env),
+        api_key=os.environ.get(env),
         base_url=args.base_url,
         **request_settings(args),
     )
 
 
 def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]:
-    """The price ``--price-per-million`` gives ``model`` (nothing when either is missing)."""
+    """The prices of ``--prices`` FILE, and the one ``--price-per-million`` gives ``model``."""
+    from_file = given_prices(getattr(args, "prices", None))
     given = getattr(args, "price_per_million", None)
-    return {model: given} if given is not None and model else {}
+    return {**from_file, model: given} if given is not None and model else from_file
 
 
 # -- summary and gates -------------------------------------------------------------------------

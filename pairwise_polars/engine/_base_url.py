@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 OPENAI_API = "https://api.openai.com/v1"
 """The base URL when neither ``base_url`` nor ``OPENAI_BASE_URL`` names one."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_KEYED_HOSTS = ("api.openai.com",)
-"""Hosts that refuse every request without a key: OpenAI's own API."""
+_KEYED_HOSTS = ("api.openai.com", "api.anthropic.com")
+"""Hosts that refuse every request without a key: OpenAI's and Anthropic's own APIs."""
 
 
 def resolve_base_url(base_url: str | None) -> str:

@@ -70,10 +70,21 @@ class ResultTable:
                 f"CREATE TABLE IF NOT EXISTS {self.table} ({', '.join(fields)}, "
                 "created REAL NOT NULL)"
             )
+            self._add_new_columns()
         except (sqlite3.Error, OSError) as exc:
             if self._db is not None:
                 self._db.close()
             raise self._error(exc, "open") from exc
+
+    def _add_new_columns(self) -> None:
+        """A file written before a column existed gets it (null in its old rows)."""
+        assert self._db is not None
+        have = {row[1] for row in self._db.execute(f"PRAGMA table_info({self.table})")}
+        for name, dtype in self.columns.items():
+            if name not in have:
+                self._db.execute(
+                    f"ALTER TABLE {self.table} ADD COLUMN {name} {_SQL_TYPES[type(dtype)]}"
+                )
 
     def _error(self, exc: BaseException, doing: str) -> CacheError:
         """The error for a cache file that cannot be opened, read or written: which file, why,
@@ -188,6 +199,8 @@ class JudgementCache(ResultTable):
             "output_tokens",
             "raw_reply",
             "judge_model",
+            "expected_score",
+            "score_source",
         )
     }
 

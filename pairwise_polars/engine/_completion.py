@@ -39,19 +39,19 @@ def read_completion(reply: Any) -> Completion:
     details = usage.get("prompt_tokens_details")
     details = details if isinstance(details, dict) else {}
     return Completion(
-        content=_string(message.get("content")),
-        refusal=_string(message.get("refusal")),
-        finish_reason=_string(choice.get("finish_reason")),
-        model=_string(reply.get("model")),
-        input_tokens=_count(usage.get("prompt_tokens")),
-        output_tokens=_count(usage.get("completion_tokens")),
-        cached_tokens=_count(details.get("cached_tokens")),
+        content=string(message.get("content")),
+        refusal=string(message.get("refusal")),
+        finish_reason=string(choice.get("finish_reason")),
+        model=string(reply.get("model")),
+        input_tokens=count(usage.get("prompt_tokens")),
+        output_tokens=count(usage.get("completion_tokens")),
+        cached_tokens=count(details.get("cached_tokens")),
     )
 
 
-def _string(value: Any) -> str | None:
+def string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _count(value: Any) -> int | None:
+def count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None

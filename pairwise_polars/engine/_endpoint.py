@@ -88,6 +88,9 @@ class Endpoint:
 
     _repr_fields: ClassVar[tuple[str, ...]] = ()
     """Settings shown in the repr after the model, the URL and the masked key."""
+    _key_env: ClassVar[str] = "OPENAI_API_KEY"
+    """The environment variable the key comes from (another provider's judge names its own)."""
+    _url_env: ClassVar[str] = "OPENAI_BASE_URL"
 
     def __repr__(self) -> str:
         key = None if self._key() is None else "'***'"
@@ -98,7 +101,7 @@ class Endpoint:
         )
 
     def _key(self) -> str | None:
-        return self.api_key or os.environ.get("OPENAI_API_KEY")
+        return self.api_key or os.environ.get(self._key_env)
 
     def _where(self) -> str:
         """The endpoint as messages name it."""
@@ -140,11 +143,11 @@ class Endpoint:
             return
         name = type(self).__name__
         raise JudgeError(
-            f"No API key for {name}: set the OPENAI_API_KEY environment variable or pass "
+            f"No API key for {name}: set the {self._key_env} environment variable or pass "
             f"{name}(model, api_key=...). For a local server (vLLM, Ollama, llama.cpp) pass "
-            "base_url=... or set OPENAI_BASE_URL; no key is needed then.",
+            f"base_url=... or set {self._url_env}; no key is needed then.",
             detail=f"No API key for the model {self.model!r}.",
-            fixes=[Fix("api_key", {"api_key": "OPENAI_API_KEY", "base_url": "URL"})],
+            fixes=[Fix("api_key", {"api_key": self._key_env, "base_url": "URL"})],
         )
 
     def _sdk_headers(self) -> dict[str, str]:
@@ -397,10 +400,10 @@ class ChatEndpoint(Endpoint):
         if problem.transport in UNREACHABLE and not state.answered:
             raise Stop(
                 f"Cannot reach the server at {url}: {problem.message}. Check that it is "
-                "running and that base_url (or OPENAI_BASE_URL) names it, host and port; "
+                f"running and that base_url (or {self._url_env}) names it, host and port; "
                 "results so far are cached.",
                 detail=f"Cannot reach the server at {url}: {problem.message}.",
-                fixes=(Fix("base_url", {"base_url": url}),),
+                fixes=(Fix("base_url", {"base_url": url, "env": self._url_env}),),
             )
         try:
             delay = classify(
@@ -409,6 +412,7 @@ class ChatEndpoint(Endpoint):
                 model=self.model,
                 structured=structured,
                 max_retry_wait=self.max_retry_wait,
+                key_env=self._key_env,
             )
         except WaitTooLong as wait:
             self._count_unusable(state, url, str(wait))

@@ -36,7 +36,13 @@ class RowError(Exception):
 
 
 def classify(
-    failure: Failure, *, where: str, model: str, structured: bool, max_retry_wait: float
+    failure: Failure,
+    *,
+    where: str,
+    model: str,
+    structured: bool,
+    max_retry_wait: float,
+    key_env: str = "OPENAI_API_KEY",
 ) -> float | None:
     """The delay before retrying (None: backoff; 0.0: at once, without structured output);
     raises RowError for a failure of this request only and Stop when the run must stop."""
@@ -62,7 +68,7 @@ def classify(
     if status in (401, 403):
         raise Stop(
             f"The server at {where} refused the API key ({status}: "
-            f"{failure.message}). Check OPENAI_API_KEY or api_key=...; results so far "
+            f"{failure.message}). Check {key_env} or api_key=...; results so far "
             "are cached."
         )
     if status == 404:

@@ -73,7 +73,8 @@ def encode(body: dict[str, Any]) -> bytes:
 
 
 class WireTransport:
-    """The fast path: one aiohttp session, ``limit`` connections kept alive."""
+    """The fast path: one aiohttp session, ``limit`` connections kept alive, posting to
+    ``url + path`` (another API's path, e.g. Anthropic's Messages, in ``path``)."""
 
     def __init__(
         self,
@@ -83,8 +84,9 @@ class WireTransport:
         timeout: float,
         limit: int,
         secrets: tuple[str | None, ...],
+        path: str = "/chat/completions",
     ) -> None:
-        self._url = f"{url}/chat/completions"
+        self._url = f"{url}{path}"
         # HTTP(S)_PROXY and NO_PROXY, as the SDK honours them, read once: aiohttp's trust_env
         # would read them (and ~/.netrc) on a worker thread for every request.
         self._proxy = env_proxy(self._url)

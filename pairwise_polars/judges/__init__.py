@@ -1,12 +1,15 @@
 """Judges: anything with one async batch method (see :class:`Judge`).
 
 ``OpenAIJudge`` talks to any OpenAI-compatible chat endpoint, ``OpenAIBatchJudge`` to the OpenAI
-Batch API; ``HeuristicJudge`` (also ``OfflineJudge``) is the embedded, key-free default: a
-heuristic that compares treatment profiles (see :mod:`pairwise_polars.judges.heuristic`).
+Batch API, ``AnthropicJudge`` and ``AnthropicBatchJudge`` to Anthropic's Messages API and
+Message Batches; ``HeuristicJudge`` (also ``OfflineJudge``) is the embedded, key-free default:
+a heuristic that compares treatment profiles (see :mod:`pairwise_polars.judges.heuristic`).
 ``build_judge`` makes the judge a configuration names (the manifest and the CLI use it).
 """
 
 from pairwise_polars._schemas import REQUEST_SCHEMA, RESULT_SCHEMA
+from pairwise_polars.judges._anthropic import AnthropicJudge
+from pairwise_polars.judges._anthropic_batch import AnthropicBatchJudge
 from pairwise_polars.judges._batch import OpenAIBatchJudge
 from pairwise_polars.judges._factory import build_judge
 from pairwise_polars.judges._openai import OpenAIJudge
@@ -16,6 +19,8 @@ from pairwise_polars.judges.heuristic import HeuristicJudge, OfflineJudge
 __all__ = [
     "REQUEST_SCHEMA",
     "RESULT_SCHEMA",
+    "AnthropicBatchJudge",
+    "AnthropicJudge",
     "BatchJudge",
     "HeuristicJudge",
     "Judge",

@@ -6,11 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from pairwise_polars._errors import OptionError
+from pairwise_polars.judges._anthropic import AnthropicJudge
+from pairwise_polars.judges._anthropic_batch import AnthropicBatchJudge
 from pairwise_polars.judges._batch import OpenAIBatchJudge
 from pairwise_polars.judges._openai import OpenAIJudge
 from pairwise_polars.judges._protocol import Judge
 from pairwise_polars.judges.heuristic import HeuristicJudge
 
+PROVIDERS = ("openai", "anthropic")
+"""The API families a model judge speaks: OpenAI-compatible chat completions (OpenAI, Azure,
+vLLM, Ollama, llama.cpp, gateways) or Anthropic's Messages."""
+OPENAI_ONLY = ("seed", "reasoning", "organization", "project", "score_from")
+"""Settings of the OpenAI judges that Anthropic's API has no counterpart for."""
 HEURISTIC_NAMES = ("heuristic", "offline")
 """The names that choose the heuristic judge (no key, no network) instead of a model."""
 _CHAT_ONLY = (
@@ -20,28 +27,43 @@ _CHAT_ONLY = (
     "reask",
     "max_retry_wait",
     "transport",
+    "score_from",
 )
 
 
 def build_judge(
     model: str | None = None,
     *,
+    provider: str = "openai",
     batch: bool = False,
     api_key: str | None = None,
     base_url: str | None = None,
     **settings: Any,
 ) -> Judge:
     """The heuristic judge for ``None``, ``"heuristic"`` or ``"offline"`` (its former name);
-    else an :class:`OpenAIJudge` for ``model`` (an :class:`OpenAIBatchJudge` with
-    ``batch=True``). ``settings`` are the judge's keywords; ``None`` values are left to the
-    judge's defaults.
+    else the ``provider``'s judge for ``model``: an :class:`OpenAIJudge` (``"openai"``) or an
+    :class:`AnthropicJudge` (``"anthropic"``), their Batch API judges with ``batch=True``.
+    ``settings`` are the judge's keywords; ``None`` values are left to the judge's defaults.
 
     >>> build_judge("gpt-4o-mini", api_key="sk-secret", max_concurrency=8)
     OpenAIJudge(model='gpt-4o-mini', base_url=None, api_key='***', max_concurrency=8)
+    >>> build_judge("claude-haiku-4-5", provider="anthropic", api_key="sk-ant-secret")
+    AnthropicJudge(model='claude-haiku-4-5', base_url=None, api_key='***', max_concurrency=32)
     """
     given = {name: value for name, value in settings.items() if value is not None}
     if model is None or model in HEURISTIC_NAMES:
         return HeuristicJudge()
+    if provider not in PROVIDERS:
+        raise OptionError(
+            f"Unknown judge provider {provider!r}: expected one of {', '.join(PROVIDERS)} "
+            "('openai' for any OpenAI-compatible endpoint, 'anthropic' for the Messages API)."
+        )
+    openai_only = sorted(set(given) & set(OPENAI_ONLY))
+    if provider == "anthropic" and openai_only:
+        raise OptionError(
+            f"The anthropic judge has no {', '.join(openai_only)} (OpenAI settings): leave "
+            "them out."
+        )
     if batch:
         chat_only = sorted(set(given) & set(_CHAT_ONLY))
         if chat_only:
@@ -49,5 +71,9 @@ def build_judge(
                 f"The Batch API judge has no {', '.join(chat_only)}: batches are not sent "
                 "request by request. Leave them out, or drop --batch / batch=True."
             )
+        if provider == "anthropic":
+            return AnthropicBatchJudge(model, api_key=api_key, base_url=base_url, **given)
         return OpenAIBatchJudge(model, api_key=api_key, base_url=base_url, **given)
+    if provider == "anthropic":
+        return AnthropicJudge(model, api_key=api_key, base_url=base_url, **given)
     return OpenAIJudge(model, api_key=api_key, base_url=base_url, **given)

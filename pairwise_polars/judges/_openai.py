@@ -5,21 +5,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
+from pairwise_polars._errors import OptionError
 from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
-from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
-from pairwise_polars.judges._parse import ReplyError, parse_judgement
+from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
+from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score
 from pairwise_polars.judges._protocol import JudgeTraits
-
-_REASK = (
-    "Your previous reply was not a valid answer ({problem}). Reply again with a JSON object only: "
-    '{{"score": <integer 0-{max_score}>, "reason": "<one or two sentences>"}}'
-)
+from pairwise_polars.judges._verdict import score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
@@ -51,6 +48,18 @@ class OpenAIJudge(ChatEndpoint):
     name (o-series, gpt-5 family)."""
     extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
     """Fields merged into every request body last (e.g. ``{"reasoning_effort": "low"}``)."""
+    score_from: Literal["answer", "logprobs"] = "answer"
+    """``"logprobs"``: the score is the rubric's expectation over the probabilities of the
+    rubric's tokens where the model wrote its score (endpoints that return ``logprobs``:
+    OpenAI, vLLM); a reply without them keeps its written score, and ``score_source`` says so."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.score_from not in ("answer", "logprobs"):
+            raise OptionError(
+                f"score_from must be 'answer' (the written score) or 'logprobs' (the rubric's "
+                f"expectation over the score token's probabilities), got {self.score_from!r}."
+            )
 
     @property
     def name(self) -> str:
@@ -72,6 +81,8 @@ class OpenAIJudge(ChatEndpoint):
         }
         if self.extra_body:
             identity["extra_body"] = dict(self.extra_body)
+        if self.score_from != "answer":
+            identity["score_from"] = self.score_from
         return identity
 
     @property
@@ -101,16 +112,10 @@ class OpenAIJudge(ChatEndpoint):
         }
         if self.seed is not None:
             body["seed"] = self.seed
+        if self.score_from == "logprobs":
+            body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         if state.structured:
-            schema = {
-                "type": "object",
-                "properties": {
-                    "score": {"type": "integer", "enum": list(range(max_score + 1))},
-                    "reason": {"type": "string"},
-                },
-                "required": ["score", "reason"],
-                "additionalProperties": False,
-            }
+            schema = score_schema(max_score)
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
@@ -120,37 +125,18 @@ class OpenAIJudge(ChatEndpoint):
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
-        max_score: int = extra
-        reply = read_completion(response)
-        content = reply.content
-        try:
-            score, reason = parse_judgement(content, max_score)
-        except ReplyError as problem:
-            reasked = any(m["role"] == "assistant" for m in chat)
-            if self.reask and not reasked:
-                reask = _REASK.format(problem=problem, max_score=max_score)
-                return [
-                    *chat,
-                    {"role": "assistant", "content": content or ""},
-                    {"role": "user", "content": reask},
-                ]
-            return failure(
-                key,
-                f"unparseable reply: {problem}",
-                attempt,
-                0.0,
-                raw_reply=content,
-                judge_model=self.model,
-            )
-        return {
-            "key": key,
-            "raw_score": score,
-            "reason": reason,
-            "error": None,
-            "attempts": attempt,
-            "input_tokens": reply.input_tokens,
-            "output_tokens": reply.output_tokens,
-            "cached_tokens": reply.cached_tokens,
-            "raw_reply": content,
-            "judge_model": self.model,
-        }
+        row = verdict_row(
+            key, read_completion(response), chat, extra, attempt, model=self.model,
+            reask=self.reask,
+        )  # fmt: skip
+        if self.score_from == "logprobs" and isinstance(row, dict) and row["error"] is None:
+            expected = expected_score(_logprobs_of(response), row["raw_reply"], extra)
+            row["expected_score"] = expected
+            row["score_source"] = "answer (no logprobs)" if expected is None else "logprobs"
+        return row
+
+
+def _logprobs_of(response: Any) -> Any:
+    choices = response.get("choices") if isinstance(response, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    return choice.get("logprobs") if isinstance(choice, dict) else None

@@ -16,9 +16,9 @@ from typing import Any, cast
 import yaml
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.engine._prices import Price, as_price
+from pairwise_polars.engine._prices import Price, as_price, load_prices
 from pairwise_polars.engine._wire import TRANSPORTS
-from pairwise_polars.judges._factory import HEURISTIC_NAMES
+from pairwise_polars.judges._factory import HEURISTIC_NAMES, OPENAI_ONLY, PROVIDERS
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
 from pairwise_polars.manifest._data import check_data, check_storage_options
 from pairwise_polars.manifest._gates import check_gates
@@ -63,6 +63,8 @@ _REQUIRED = {
 }
 JUDGE_KEYS = (
     "model",
+    "provider",
+    "batch",
     "base_url",
     "api_key_env",
     "max_concurrency",
@@ -82,6 +84,8 @@ JUDGE_KEYS = (
     "project",
     "default_headers",
     "price_per_million",
+    "prices",
+    "score_from",
 )
 _CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
 _API_KEY = (
@@ -217,7 +221,7 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
         metrics = [MetricSpec(name="pairwise-bias", source="pairwise-bias")]
     spec["metrics"] = tuple(metrics or ())
     if "judge" in block:
-        spec["judge"] = _judge(check, *value("judge"))
+        spec["judge"] = _judge(check, *value("judge"), base=base)
     for key in ("both_orders",):
         if key in block:
             spec[key] = check.boolean(*value(key))
@@ -343,7 +347,7 @@ def _columns(check: Checker, raw: Any, line: int, path: str) -> Columns | None:
     return Columns(**names)
 
 
-def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
+def _judge(check: Checker, raw: Any, line: int, path: str, base: str = "") -> JudgeSpec | None:
     if raw in HEURISTIC_NAMES:
         return JudgeSpec(kind="heuristic")
     if not isinstance(raw, Mapping):
@@ -401,7 +405,8 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
                 f"expected one of {', '.join(TRANSPORTS)} (fast: aiohttp directly, the default; "
                 f"sdk: through the openai SDK), got {describe(value)}",
             )
-    for key in ("structured_output", "reasoning"):
+    _provider(check, found, path, options)
+    for key in ("structured_output", "reasoning", "batch"):
         if key in found:
             options[key] = check.boolean(*at(found, key), join(path, key))
     for key in ("organization", "project"):
@@ -425,6 +430,8 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
         price = _price(check, *at(found, "price_per_million"), join(path, "price_per_million"))
         if price is not None:
             prices[model] = price
+    if "prices" in found:
+        prices = {**_prices_file(check, base, *at(found, "prices"), join(path, "prices")), **prices}
     if len(check.problems) > n_before:
         return None
     api_key_env = options.pop("api_key_env", None)
@@ -437,6 +444,49 @@ def _judge(check: Checker, raw: Any, line: int, path: str) -> JudgeSpec | None:
         prices=prices,
         where=where,
     )
+
+
+def _provider(check: Checker, found: Any, path: str, options: dict[str, Any]) -> None:
+    """``provider``: openai (the default) or anthropic, whose judge has no OpenAI-only keys;
+    and ``score_from``: answer or logprobs."""
+    if "score_from" in found:
+        value, where = at(found, "score_from")
+        if value in ("answer", "logprobs"):
+            options["score_from"] = value
+        else:
+            check.add(where, join(path, "score_from"), "expected answer (the written score) or "
+                      f"logprobs (the rubric's expectation), got {describe(value)}")  # fmt: skip
+    if "provider" not in found:
+        return
+    value, where = at(found, "provider")
+    if value not in PROVIDERS:
+        check.add(
+            where,
+            join(path, "provider"),
+            f"expected one of {', '.join(PROVIDERS)} (openai: any OpenAI-compatible endpoint; "
+            f"anthropic: the Messages API), got {describe(value)}",
+        )
+        return
+    options["provider"] = value
+    if value == "anthropic":
+        for key in (k for k in OPENAI_ONLY if k in found):
+            check.add(
+                found.value_lines.get(key, where),
+                join(path, key),
+                f"{key} is an OpenAI setting; the anthropic judge has none: leave it out",
+            )
+
+
+def _prices_file(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[str, Price]:
+    """``prices: FILE``: a prices file (the shipped file's columns), relative to the manifest."""
+    if not isinstance(raw, str) or not raw:
+        check.add(line, path, f"expected the path of a prices file (CSV), got {describe(raw)}")
+        return {}
+    try:
+        return load_prices(os.path.join(base, raw))
+    except OptionError as exc:
+        check.add(line, path, str(exc))
+        return {}
 
 
 def _price(check: Checker, raw: Any, line: int, path: str) -> Price | None:

@@ -12,6 +12,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.comparison import compare, gate_compare, with_regression
+from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
@@ -79,7 +80,7 @@ def run_target(
     )
     spent: list[Usage] = []
     cache = target.cache if cache is None else cache
-    prices = {**target.judge.prices, **(prices or {})}
+    prices = {**target.judge.prices, **given_prices(prices)}
     on_ray = target.runner == "ray"
     planned, scored = score_prepared(
         prepared,

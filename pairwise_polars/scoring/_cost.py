@@ -3,24 +3,23 @@ reported for the requests it answered, cached prompt tokens included) priced the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
 from pairwise_polars.engine._prices import (
-    BATCH_DISCOUNT,
-    PRICES_CHECKED,
-    PriceLike,
+    PriceSource,
     dollars,
     price_of,
+    price_warnings,
     shown_dollars,
 )
 from pairwise_polars.judges import JudgeTraits
 
-Prices = Mapping[str, PriceLike]
+Prices = PriceSource
 """Price overrides by model name: ``{"my-model": (input, output)}`` or ``(input, cached_input,
-output)`` in US dollars per million tokens, or :class:`~pairwise_polars.Price` values."""
+output)`` in US dollars per million tokens, or :class:`~pairwise_polars.Price` values; or the
+path of a prices file (the shipped file's columns) laid over the shipped prices."""
 
 
 def priced(
@@ -42,11 +41,13 @@ def priced(
     if price is None:
         return None, f"price unknown for {model!r}"
     cached = "" if price.cached_input is None else f", ${price.cached_input:g} cached"
-    source = "given" if prices and price_of(model, None) != price else f"table of {PRICES_CHECKED}"
+    source = "given" if price.as_of is None else f"price of {price.as_of}"
+    if price.retires is not None:
+        source += f"; retires {price.retires}"
     note = f"{model}: ${price.input:g} in{cached}, ${price.output:g} out per 1M tokens ({source})"
     batch = traits.kind == "batch"
     if batch:
-        note += f", Batch API -{1 - BATCH_DISCOUNT:.0%}"
+        note += f", batch API -{price.batch_discount:.0%}"
     amount = dollars(
         price,
         input_tokens=input_tokens,
@@ -55,6 +56,14 @@ def priced(
         batch=batch,
     )
     return amount, note
+
+
+def plan_warnings(model: str, traits: JudgeTraits, prices: Prices | None) -> tuple[str, ...]:
+    """What a plan warns about the judge model's price (see ``price_warnings``); nothing for
+    a judge that runs in this process."""
+    if traits.kind == "local":
+        return ()
+    return tuple(price_warnings(model, price_of(model, prices)))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pairwise_polars._errors import GateError
 from pairwise_polars.engine._prices import shown_dollars
 from pairwise_polars.io import DataLike, to_lazy
 from pairwise_polars.pairing import PAIR_KIND
-from pairwise_polars.scoring._cost import Prices, priced
+from pairwise_polars.scoring._cost import Prices, plan_warnings, priced
 from pairwise_polars.scoring._prepare import Prepared
 from pairwise_polars.scoring._requests import ROW
 from pairwise_polars.summary import SlicePower, default_slices, slice_power
@@ -42,6 +42,9 @@ class Plan:
     """Of ``n_pairs``, the control pairs (two answers to the same input: the noise floor)."""
     n_control_judgements: int = 0
     """Of ``n_judgements``, those of control pairs: one per control pair, metric and order."""
+    price_warnings: tuple[str, ...] = ()
+    """What to know about the price before paying: an unknown model, a price older than six
+    months, a judge model its provider retires before the run."""
     power: tuple[SlicePower, ...] = field(default=())
     """Per metric and slice, what the run can detect (``plan(detect=..., pilot=...)``)."""
 
@@ -61,6 +64,7 @@ class Plan:
             f"to send to {self.judge_model}: {self.n_to_send:,}\n"
             f"estimated tokens: {self.input_tokens:,} in, {self.output_tokens:,} out\n"
             f"estimated cost: {shown_dollars(self.cost_usd)} ({self.price})"
+            + "".join(f"\nwarning: {warning}" for warning in self.price_warnings)
         ) + power_text(self.power)
 
 
@@ -124,6 +128,7 @@ def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) 
         price=note,
         n_control_pairs=n_control_pairs,
         n_control_judgements=n_control_judgements,
+        price_warnings=plan_warnings(prepared.judge.name, prepared.traits, prices),
     )
 
 

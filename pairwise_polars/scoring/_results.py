@@ -25,8 +25,9 @@ RESULT_COLUMNS = (
     "output_tokens",
     "cached_tokens",
     "cached",
+    "score_source",
 )
-OPTIONAL = ("cached_tokens",)
+OPTIONAL = ("cached_tokens", "expected_score", "score_source")
 """Result columns a judge may leave out (null then): judges written before they existed."""
 ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap", "reason_ba")
 """Added with both orders: each order's score, their absolute difference, and the (b, a) order's
@@ -50,6 +51,19 @@ def conform_results(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _both_sources() -> pl.Expr:
+    """One order's ``score_source`` when both orders agree, else each order's, labelled."""
+    labelled = [
+        pl.lit("order a,b: ") + pl.col("score_source"),
+        pl.lit("order b,a: ") + pl.col("score_source_ba"),
+    ]
+    return (
+        pl.when(pl.col("score_source") == pl.col("score_source_ba"))
+        .then(pl.col("score_source"))
+        .otherwise(pl.concat_str(labelled, separator="; ", ignore_nulls=True).replace("", None))
+    )
+
+
 def join_back(
     pairs: pl.DataFrame,
     keyed: pl.DataFrame,
@@ -58,6 +72,9 @@ def join_back(
     both_orders: bool,
 ) -> pl.DataFrame:
     per_order = keyed.join(results, on="key", how="left")
+    # The score: the rubric's expectation (score_from="logprobs") where there is one, else the
+    # written answer; raw_score is always the written answer.
+    answer = pl.coalesce("expected_score", pl.col("raw_score").cast(pl.Float64))
     signed = [m.name for m in metrics if m.signed]
     if signed:
         # A signed answer is relative to the side the judge saw first: turned back to (a, b).
@@ -67,11 +84,12 @@ def join_back(
         sign = pl.when(is_signed & (pl.col(ORDER) == "ba")).then(-1).otherwise(1)
         raw = (pl.col("raw_score") - centre) * sign
         per_order = per_order.with_columns(
-            score=(raw / top).cast(pl.Float64), raw_score=raw.cast(pl.Float64)
+            score=((answer - centre) * sign / top).cast(pl.Float64),
+            raw_score=raw.cast(pl.Float64),
         )
     else:
         per_order = per_order.with_columns(
-            score=(pl.col("raw_score") / pl.col("max_score")).cast(pl.Float64),
+            score=(answer / pl.col("max_score")).cast(pl.Float64),
             raw_score=pl.col("raw_score").cast(pl.Float64),
         )
     value_cols = [c for c in RESULT_COLUMNS if c != "metric"]
@@ -100,6 +118,7 @@ def join_back(
             output_tokens=pl.col("output_tokens") + pl.col("output_tokens_ba"),
             cached_tokens=pl.col("cached_tokens") + pl.col("cached_tokens_ba"),
             cached=pl.col("cached") & pl.col("cached_ba"),
+            score_source=_both_sources(),
             score_ab=pl.col("score"),
             score_ba=pl.col("score_ba"),
             position_gap=(pl.col("score") - pl.col("score_ba")).abs(),

@@ -35,6 +35,9 @@ class BatchSettings:
       land in the error file with code ``batch_expired``).
     - ``max_requests`` / ``max_bytes``: the limits of one input file; a larger one fails
       validation, as OpenAI's does (50,000 requests, 200 MB).
+    - ``retrieve_status``: every retrieve of a batch answers this HTTP status (e.g. 500), as a
+      provider in trouble does, for as long as the server's settings say so (read at each
+      retrieve, not at creation); None (the default): answered normally.
 
     Example:
         >>> from pairwise_polars.testing._batches import BatchSettings
@@ -47,6 +50,7 @@ class BatchSettings:
     expire_fraction: float = 0.5
     max_requests: int = 50_000
     max_bytes: int = 200 * 2**20
+    retrieve_status: int | None = None
 
     def __post_init__(self) -> None:
         if self.delay < 0:
@@ -205,6 +209,9 @@ class BatchBackend:
         batch_id = request.match_info["batch_id"]
         if batch_id not in self.objects:
             return _no_such("batch", batch_id)
+        status = self.server.batch.retrieve_status
+        if status is not None:
+            return _error(status, "The server had an error while processing your request.")
         return _json(200, self._advance(batch_id))
 
     async def _list_batches(self, request: web.Request) -> web.Response:
@@ -335,8 +342,10 @@ class BatchBackend:
         self.server._remember(request, None)
         self.calls.append(route)
         expected = self.server._expected_auth
-        if expected is not None and request.headers.get("Authorization") != expected:
-            return _error(401, "Incorrect API key provided.", code="invalid_api_key")
+        sent = request.headers.get("Authorization")
+        if expected is not None and sent != expected:
+            echo = f" (request had Authorization: {sent})" if self.server.faults.echo_auth else ""
+            return _error(401, "Incorrect API key provided." + echo, code="invalid_api_key")
         return None
 
 

@@ -7,7 +7,16 @@ from dataclasses import dataclass, fields
 from typing import Literal
 
 FaultName = Literal[
-    "401", "404", "429", "quota", "500", "timeout", "malformed", "off_rubric", "connection_drop"
+    "401",
+    "404",
+    "429",
+    "quota",
+    "500",
+    "timeout",
+    "malformed",
+    "off_rubric",
+    "connection_drop",
+    "529",
 ]
 
 # The order rates are laid out on [0, 1) for the single draw per request. Changing it changes
@@ -19,6 +28,7 @@ _RATED: tuple[tuple[str, FaultName], ...] = (
     ("rate_malformed", "malformed"),
     ("rate_off_rubric", "off_rubric"),
     ("rate_connection_drop", "connection_drop"),
+    ("rate_529", "529"),
 )
 FAULT_NAMES: tuple[FaultName, ...] = (
     "401",
@@ -30,6 +40,7 @@ FAULT_NAMES: tuple[FaultName, ...] = (
     "malformed",
     "off_rubric",
     "connection_drop",
+    "529",
 )
 
 
@@ -50,15 +61,17 @@ class Faults:
     - ``off_rubric``: a 200 with valid JSON off the rubric: alternately a score three above the
       maximum, then no ``score`` key at all.
     - ``connection_drop``: the connection is closed with no response at all.
+    - ``529``: an ``overloaded_error`` answer with status 529, as Anthropic's API sends when it
+      is overloaded (after the server's latency).
     - ``echo_auth``: every error answer's message ends with the request's ``Authorization``
-      header, as some proxies do (a key leak the client must redact).
+      (or ``x-api-key``) header, as some proxies do (a key leak the client must redact).
     - ``always`` only: ``"401"`` (bad key), ``"404"`` (unknown model), ``"quota"`` (429 with code
       ``insufficient_quota`` and no Retry-After: retrying cannot help).
 
     Example:
         >>> from pairwise_polars.testing import Faults
         >>> Faults(rate_429=0.1, rate_malformed=0.02)
-        Faults(rate_429=0.1, retry_after=0.05, rate_500=0.0, rate_timeout=0.0, timeout_delay=30.0, rate_malformed=0.02, rate_off_rubric=0.0, rate_connection_drop=0.0, always=None, retry_after_header=None, retry_after_ms_header=None, echo_auth=False)
+        Faults(rate_429=0.1, retry_after=0.05, rate_500=0.0, rate_timeout=0.0, timeout_delay=30.0, rate_malformed=0.02, rate_off_rubric=0.0, rate_connection_drop=0.0, always=None, retry_after_header=None, retry_after_ms_header=None, echo_auth=False, rate_529=0.0)
         >>> Faults(always="quota").always
         'quota'
     """  # noqa: E501
@@ -75,6 +88,7 @@ class Faults:
     retry_after_header: str | None = None
     retry_after_ms_header: str | None = None
     echo_auth: bool = False
+    rate_529: float = 0.0
 
     def __post_init__(self) -> None:
         problems = []
@@ -91,6 +105,16 @@ class Faults:
             problems.append(f"always={self.always!r} is not one of {', '.join(FAULT_NAMES)}")
         if problems:
             raise ValueError("Invalid Faults: " + "; ".join(problems) + ".")
+
+    def retry_headers(self) -> dict[str, str]:
+        """The headers of a 429: ``Retry-After`` and ``retry-after-ms``, or the raw values set."""
+        if self.retry_after_header is None and self.retry_after_ms_header is None:
+            return {
+                "Retry-After": f"{self.retry_after:g}",
+                "retry-after-ms": str(round(self.retry_after * 1000)),
+            }
+        raw = {"Retry-After": self.retry_after_header, "retry-after-ms": self.retry_after_ms_header}
+        return {name: value for name, value in raw.items() if value is not None}
 
     def pick(self, rng: random.Random) -> FaultName | None:
         """The fault for the next request, or None; consumes exactly one draw of ``rng``."""

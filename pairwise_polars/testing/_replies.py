@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 DEFAULT_MAX_SCORE = 4
@@ -97,3 +98,26 @@ def plain_answer(messages: list[dict[str, Any]], texts: list[str]) -> str:
 def token_estimate(chars: int) -> int:
     """Roughly four characters a token, at least one: enough to exercise token accounting."""
     return max(1, chars // 4)
+
+
+def with_logprobs(
+    scale: list[int] | tuple[int, int], distribution: list[float]
+) -> tuple[str, dict[str, Any]]:
+    """A verdict written at the distribution's most likely score, and its ``logprobs`` (OpenAI's
+    shape): the score's token has every score of the distribution among its ``top_logprobs``,
+    so the expectation a client computes is the distribution's own."""
+    scores = list(scale) if isinstance(scale, list) else list(range(scale[0], scale[1] + 1))
+    pairs = [(s, p) for s, p in zip(scores, distribution, strict=False) if p > 0]
+    best = max(pairs, key=lambda pair: pair[1])[0]
+    content = verdict(best, scale)
+    head = '{"score": '
+    rest = content[len(head) + len(str(best)) :]
+    top = sorted(pairs, key=lambda pair: -pair[1])[:20]
+    alternatives = [{"token": str(s), "logprob": math.log(p), "bytes": None} for s, p in top]
+    tokens = [
+        {"token": head, "logprob": 0.0, "bytes": None, "top_logprobs": []},
+        {"token": str(best), "logprob": math.log(dict(pairs)[best]), "bytes": None,
+         "top_logprobs": alternatives},
+        {"token": rest, "logprob": 0.0, "bytes": None, "top_logprobs": []},
+    ]  # fmt: skip
+    return content, {"content": tokens, "refusal": None}

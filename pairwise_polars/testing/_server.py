@@ -10,13 +10,14 @@ import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from . import _batches, _replies
+from ._anthropic import MessagesDialect
 from ._batches import BatchBackend, BatchSettings
 from ._faults import Faults
 from ._received import ReceivedRequest
@@ -157,6 +158,7 @@ class TestServer:
         self.host = host
         self.batch = batch or BatchSettings()
         self.batches = BatchBackend(self)
+        self.messages = MessagesDialect(self)
         self.cached_tokens = cached_tokens
         self._reasoning_models = frozenset(reasoning_models)
         self._received: deque[ReceivedRequest] = deque(maxlen=keep_requests)
@@ -174,6 +176,11 @@ class TestServer:
         self._lock = threading.Lock()
         self._capture = capture
         self.captured: list[CapturedRequest] = []
+        self.score_distribution: list[float] | None = None
+        """Set (reassignable): judge requests asking for ``logprobs`` get a verdict at this
+        distribution's most likely score, with every score's log-probability (a known
+        distribution over the rubric, in its order); None: ``"logprobs": null``, as from an
+        endpoint without them."""
         self._zero_stats()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -278,6 +285,7 @@ class TestServer:
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._list_models)
         self.batches.add_routes(app)
+        self.messages.add_routes(app)
         app.router.add_route("*", "/{tail:.*}", self._unknown_route)
         return app
 
@@ -308,8 +316,10 @@ class TestServer:
         """Back to the constructor's latency, faults, reply and batch settings, a fresh seed,
         zero counters, no files and no batches."""
         self.latency, self.faults, self.reply, self.batch, self.cached_tokens = self._initial
+        self.score_distribution = None
         self._rng = random.Random(self._seed)
         self.batches.clear()
+        self.messages.clear()
         self.reset_stats()
         with self._lock:
             self.captured = []
@@ -346,6 +356,16 @@ class TestServer:
     # -- handlers --------------------------------------------------------------------------
 
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
+        return await self._tracked(request, self._answer, "Authorization")
+
+    async def _tracked(
+        self,
+        request: web.Request,
+        answer: Callable[[web.Request], Awaitable[web.StreamResponse]],
+        auth_header: str,
+    ) -> web.StreamResponse:
+        """A model request of either dialect: counted, in flight while ``answer`` runs,
+        captured when asked; an error answer echoes ``auth_header`` under ``echo_auth``."""
         with self._lock:
             self._requests += 1
             self._in_flight += 1
@@ -355,12 +375,12 @@ class TestServer:
             with self._lock:
                 self.captured.append(seen)
         try:
-            response = await self._answer(request)
+            response = await answer(request)
         finally:
             with self._lock:
                 self._in_flight -= 1
         if self.faults.echo_auth and response.status >= 400:
-            _echo_auth(response, request.headers.get("Authorization"))
+            _echo_auth(response, request.headers.get(auth_header))
         return response
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
@@ -422,6 +442,8 @@ class TestServer:
             await asyncio.sleep(faults.timeout_delay)
         elif self.latency > 0:
             await asyncio.sleep(self.latency)
+        if fault == "529":
+            return self._fail(529, "Overloaded", kind="overloaded_error")
         if fault == "500":
             return self._fail(
                 500,
@@ -484,7 +506,11 @@ class TestServer:
         texts = [_replies.message_text(message) for message in messages]
         is_judge = _replies.wants_verdict(body, texts)
         content: str | None = None
-        if fault == "malformed":
+        logprobs: dict[str, Any] | None = None
+        distribution = self.score_distribution
+        if is_judge and body.get("logprobs") and distribution and fault is None:
+            content, logprobs = _replies.with_logprobs(_replies.score_scale(body), distribution)
+        elif fault == "malformed":
             content = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
             with self._lock:
@@ -529,7 +555,7 @@ class TestServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content, "refusal": None},
-                    "logprobs": None,
+                    "logprobs": logprobs,
                     "finish_reason": "stop",
                 }
             ],
@@ -550,7 +576,7 @@ class TestServer:
             _error_body(
                 f"Unknown request URL: {request.method} {request.path}. "
                 "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
-                "and /v1/batches.",
+                "and /v1/batches, and Anthropic's POST /v1/messages and /v1/messages/batches.",
                 kind="invalid_request_error",
                 code="unknown_url",
             ),
@@ -586,16 +612,7 @@ class TestServer:
 
     def _rate_limited(self, faults: Faults) -> web.Response:
         retry_after = faults.retry_after
-        headers = {
-            "Retry-After": f"{retry_after:g}",
-            "retry-after-ms": str(round(retry_after * 1000)),
-        }
-        if faults.retry_after_header is not None or faults.retry_after_ms_header is not None:
-            raw = {
-                "Retry-After": faults.retry_after_header,
-                "retry-after-ms": faults.retry_after_ms_header,
-            }
-            headers = {name: value for name, value in raw.items() if value is not None}
+        headers = faults.retry_headers()
         return self._fail(
             429,
             f"Rate limit reached for requests. Please try again in {retry_after:g}s.",

@@ -194,7 +194,7 @@ def test_a_run_killed_after_submitting_polls_the_same_batches(judge_server, tmp_
     source = tmp_path / "jobs.parquet"
     first_groups(100).write_parquet(source)
     n_pairs = pp.form_pairs(first_groups(100)).height
-    judge_server.batch = BatchSettings(delay=1.5)
+    judge_server.batch = BatchSettings(delay=3.0)  # none done before all are submitted
     args = [
         str(source),
         str(tmp_path / "out"),

@@ -29,9 +29,9 @@ import sys
 import pairwise_polars as pp
 from pairwise_polars.runs import score_parquet
 
-source, destination, cache, base_url, concurrency, chunk = sys.argv[1:7]
-judge = pp.OpenAIJudge("judge-model", base_url=base_url, api_key="k",
-                       max_concurrency=int(concurrency))
+source, destination, cache, base_url, concurrency, chunk, kind = sys.argv[1:8]
+judge = getattr(pp, kind)("judge-model", base_url=base_url, api_key="k",
+                          max_concurrency=int(concurrency))
 score_parquet(source, destination, "pairwise-bias", judge=judge, cache=cache,
               chunk_size=int(chunk), progress=False)
 """
@@ -70,7 +70,8 @@ def run_and_kill(args: list[str], cache: Path, at_rows: int) -> None:
     assert process.returncode == -signal.SIGKILL
 
 
-def test_kill_9_mid_run_then_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["OpenAIJudge", "AnthropicJudge"])
+def test_kill_9_mid_run_then_resume(tmp_path: Path, kind: str) -> None:
     source = tmp_path / "jobs.parquet"
     jobs(GROUPS).write_parquet(source)
     destination, cache = tmp_path / "out", tmp_path / "cache.sqlite"
@@ -84,6 +85,7 @@ def test_kill_9_mid_run_then_resume(tmp_path: Path) -> None:
             server.base_url,
             str(CONCURRENCY),
             str(CHUNK),
+            kind,
         ]
         run_and_kill(args, cache, at_rows=2 * CHUNK + 30)  # inside chunk 2
         time.sleep(0.2)  # let the server finish reading what the dead process had sent
@@ -92,7 +94,7 @@ def test_kill_9_mid_run_then_resume(tmp_path: Path) -> None:
         assert 0 < len(journal["chunks"]) < journal["n_chunks"]
         sent_before_kill = server.stats.requests
 
-        judge = pp.OpenAIJudge(
+        judge = getattr(pp, kind)(
             "judge-model", base_url=server.base_url, api_key="k", max_concurrency=CONCURRENCY
         )
         run = score_parquet(

@@ -47,16 +47,16 @@ def test_the_plan_estimates_dollars(judge_server) -> None:
     expected = dollars(PRICES["gpt-4o-mini"], input_tokens=planned.input_tokens,
                        output_tokens=planned.output_tokens)  # fmt: skip
     assert planned.input_tokens > 0 and planned.cost_usd == pytest.approx(expected)
-    assert "gpt-4o-mini: $0.15 in, $0.075 cached, $0.6 out per 1M tokens (table of" in planned.price
-    assert str(planned).splitlines()[-1].startswith("estimated cost: $0.0")
+    assert "gpt-4o-mini: $0.15 in, $0.075 cached, $0.6 out per 1M tokens (price of" in planned.price
+    assert any(line.startswith("estimated cost: $0.0") for line in str(planned).splitlines())
     batch = pp.plan(ROWS, "pairwise-bias", judge=OpenAIBatchJudge("gpt-4o-mini", base_url=url),
                     cache=False)  # fmt: skip
-    assert batch.cost_usd == pytest.approx(expected / 2) and "Batch API -50%" in batch.price
+    assert batch.cost_usd == pytest.approx(expected / 2) and "batch API -50%" in batch.price
     local = pp.OpenAIJudge("judge-model", base_url=url)
     unknown = pp.plan(ROWS, "pairwise-bias", judge=local, cache=False)
     assert unknown.cost_usd is None
-    assert str(unknown).splitlines()[-1] == (
-        "estimated cost: price unknown (price unknown for 'judge-model')"
+    assert "estimated cost: price unknown (price unknown for 'judge-model')" in (
+        str(unknown).splitlines()
     )
     given = pp.plan(ROWS, "pairwise-bias", judge=local, cache=False,
                     prices={"judge-model": (1.0, 2.0)})  # fmt: skip

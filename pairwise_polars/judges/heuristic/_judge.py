@@ -260,6 +260,8 @@ def _result_chunk(chunk: pl.DataFrame) -> pl.DataFrame:
         cached_tokens=pl.lit(None, dtype=pl.Int64),
         raw_reply=pl.lit(None, dtype=pl.String),
         judge_model=pl.lit(NAME, dtype=pl.String),
+        expected_score=pl.lit(None, dtype=pl.Float64),
+        score_source=pl.lit(None, dtype=pl.String),
     ).cast(RESULT_SCHEMA)  # type: ignore[arg-type]
 
 

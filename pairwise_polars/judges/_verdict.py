@@ -1,0 +1,68 @@
+"""A chat judge's reply turned into a result row, the same for every provider: the rubric's
+answer parsed strictly, re-asked once when it is not valid, then an error row (never a score)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pairwise_polars.engine._completion import Completion
+from pairwise_polars.engine._endpoint import failure
+from pairwise_polars.judges._parse import ReplyError, parse_judgement
+
+REASK = (
+    "Your previous reply was not a valid answer ({problem}). Reply again with a JSON object only: "
+    '{{"score": <integer 0-{max_score}>, "reason": "<one or two sentences>"}}'
+)
+
+
+def verdict_row(
+    key: str,
+    reply: Completion,
+    chat: list[dict[str, str]],
+    max_score: int,
+    attempt: int,
+    *,
+    model: str,
+    reask: bool,
+) -> dict[str, Any] | list[dict[str, str]]:
+    """The result row of a reply, or the chat to send instead (a re-ask, once)."""
+    content = reply.content
+    try:
+        score, reason = parse_judgement(content, max_score)
+    except ReplyError as problem:
+        reasked = any(m["role"] == "assistant" for m in chat)
+        if reask and not reasked:
+            return [
+                *chat,
+                {"role": "assistant", "content": content or ""},
+                {"role": "user", "content": REASK.format(problem=problem, max_score=max_score)},
+            ]
+        return failure(
+            key, f"unparseable reply: {problem}", attempt, 0.0, raw_reply=content, judge_model=model
+        )
+    return {
+        "key": key,
+        "raw_score": score,
+        "reason": reason,
+        "error": None,
+        "attempts": attempt,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cached_tokens": reply.cached_tokens,
+        "raw_reply": content,
+        "judge_model": model,
+        "score_source": "answer",
+    }
+
+
+def score_schema(max_score: int) -> dict[str, Any]:
+    """The JSON schema of a judgement on a 0..max_score rubric."""
+    return {
+        "type": "object",
+        "properties": {
+            "score": {"type": "integer", "enum": list(range(max_score + 1))},
+            "reason": {"type": "string"},
+        },
+        "required": ["score", "reason"],
+        "additionalProperties": False,
+    }
