@@ -21,6 +21,7 @@ from pairwise_polars._errors import (
     TemplateError,
 )
 from pairwise_polars._version import __version__
+from pairwise_polars.comparison import compare, gate_compare
 from pairwise_polars.counterfactual import (
     OpenAITarget,
     acollect_responses,
@@ -96,11 +97,13 @@ __all__ = [
     "ascore_parquet",
     "check_groups",
     "collect_responses",
+    "compare",
     "counterfactuals",
     "default_cache_path",
     "disparities",
     "form_pairs",
     "gate",
+    "gate_compare",
     "get_metric",
     "load_metric",
     "metric_names",

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from pairwise_polars._errors import EmptyDataWarning, PairwiseError, PairwiseWarning
 from pairwise_polars._version import __version__
 from pairwise_polars.cli import (
+    _compare_command,
     _counterfactual,
     _data_commands,
     _manifest_commands,
@@ -42,6 +43,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     _manifest_commands,
     _data_commands,
     _summary_commands,
+    _compare_command,
     _counterfactual,
     _serve,
 )

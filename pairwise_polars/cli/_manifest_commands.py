@@ -27,6 +27,7 @@ from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code, targets_
 from pairwise_polars.io import PROVENANCE_KEY, check_folder_writable, write_parquet, write_text
 from pairwise_polars.manifest import Manifest, TargetRun, TargetSpec, load_manifest, run_target
 from pairwise_polars.report import Outcome, write_report
+from pairwise_polars.report._comparison import readable_comparison, unmatched_line
 
 DEFAULT_OUTPUT = "pairwise-results"
 
@@ -219,6 +220,12 @@ def _run_one(
     folder = Path(args.output) / target.name
     outputs = _write(run, folder, table=args.table, top=args.top, manifest=manifest.path)
     console.info("\n" + markdown_table(readable_summary(run.summary)) + "\n")
+    if run.comparison is not None:
+        console.info(
+            f"since the baseline {target.baseline}: {unmatched_line(run.comparison)}\n\n"
+            + markdown_table(readable_comparison(run.comparison))
+            + "\n"
+        )
     # The printed verdict and the exit code come from the same GateResult.
     verdict = run.gates.verdict()
     console.verdict(f"{target.name}: {verdict}")
@@ -237,6 +244,7 @@ def _run_one(
             run.gates,
             seconds=time.monotonic() - started,
             about=_about(target, manifest.path),
+            comparison=run.comparison,
         )
     )
     return run.gates.passed
@@ -269,10 +277,9 @@ def _indent(text: str) -> str:
 def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str) -> dict[str, str]:
     assert run.scored is not None and run.summary is not None
     target = run.target
-    paths = {
-        name: folder / name
-        for name in ("scored.parquet", "summary.parquet", f"summary.{table}", "report.html")
-    }
+    names = ["scored.parquet", "summary.parquet", f"summary.{table}", "report.html"]
+    names += ["comparison.parquet"] if run.comparison is not None else []
+    paths = {name: folder / name for name in names}
     about = _about(target, manifest)
     recorded = {
         "data": list(target.data),
@@ -292,6 +299,9 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         rescue=True,
     )
     write_parquet(run.summary, paths["summary.parquet"], what="the summary")
+    if run.comparison is not None:
+        comparison = run.comparison
+        write_parquet(comparison, paths["comparison.parquet"], what="the comparison")
     if table == "csv":
         write_text(paths["summary.csv"], _csv(run.summary), what="the summary table")
     else:
@@ -308,12 +318,14 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         group_by=target.columns.group_by,
         top=top,
         confidence=target.confidence,
+        comparison=run.comparison,
     )
     keys = {
         "scored.parquet": "scored",
         "summary.parquet": "summary",
         f"summary.{table}": "table",
         "report.html": "report",
+        "comparison.parquet": "comparison",
     }
     return {keys[name]: str(path) for name, path in paths.items()}
 

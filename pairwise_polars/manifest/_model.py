@@ -114,6 +114,13 @@ class TargetSpec:
     runner: Literal["local", "ray"] = "local"
     """``ray``: score through ``score_parquet(runner="ray")`` in a run directory (resumable)."""
     gates: GateSpec = field(default_factory=GateSpec)
+    baseline: str | None = None
+    """A previous run (its output folder, a score_parquet folder or a scored file) to compare
+    this run with, pair by pair; its regression gate is ``max_regression``."""
+    max_regression: float = 0.05
+    familywise: Literal["none", "holm", "bh"] | None = None
+    """How the gates are judged over the slices (None: ``"none"`` for the fairness gates, Holm
+    for the regression gate)."""
 
     def pairing(self) -> PairingOptions:
         """Keyword arguments for :func:`~pairwise_polars.form_pairs` (besides the strategy)."""

@@ -31,6 +31,7 @@ from pairwise_polars.manifest._model import (
     Problem,
     TargetSpec,
 )
+from pairwise_polars.manifest._release import RELEASE_KEYS, check_release
 from pairwise_polars.manifest._trust import key_env_problem
 from pairwise_polars.manifest._yaml import Mapping, load_with_lines, within_nodes
 from pairwise_polars.pairing._columns import Columns
@@ -55,6 +56,7 @@ BLOCK_KEYS = (
     "cache",
     "runner",
     "gates",
+    *RELEASE_KEYS,
 )
 _REQUIRED = {
     "data": "the file(s) of response rows (parquet, CSV, TSV, NDJSON): a path, a folder, a glob "
@@ -262,6 +264,7 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
             hint = suggest(str(got), ("local", "ray")) if isinstance(got, str) else ""
             check.add(where, key, f"expected local or ray, got {describe(got)}{hint}")
         spec["runner"] = got
+    spec.update(check_release(check, base, block, path))
     if "gates" in block:
         names = [m.name for m in metrics or ()]
         slices = spec.get("slices", ("dimension",))

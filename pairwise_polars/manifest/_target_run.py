@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._errors import ColumnError, OptionError, RunStateError
+from pairwise_polars.comparison import compare, gate_compare, with_regression
 from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
@@ -38,6 +39,9 @@ class TargetRun:
     disparities: pl.DataFrame | None = None
     """Who is disadvantaged, per attribute (when a gate reads it: ``min_impact_ratio``,
     ``max_disadvantage``)."""
+    comparison: pl.DataFrame | None = None
+    """With a ``baseline``: :func:`~pairwise_polars.compare` of the baseline and this run (its
+    regression gate's checks are among ``gates``)."""
 
 
 def run_target(
@@ -112,7 +116,35 @@ def run_target(
         disparities=disparities,
     )
     usage = spent[0] if spent else None
-    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities)
+    comparison = None
+    if target.baseline is not None:
+        comparison, gates = _since_baseline(target, scored, slices, gates)
+    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities, comparison)
+
+
+def _since_baseline(
+    target: TargetSpec, scored: pl.DataFrame, slices: list[str], gates: GateResult
+) -> tuple[pl.DataFrame, GateResult]:
+    """The comparison with the target's baseline and the gates with its regression checks."""
+    assert target.baseline is not None
+    comparison = compare(
+        target.baseline,
+        scored,
+        slices,
+        "holm",
+        confidence=target.confidence,
+        equivalence_threshold=target.equivalence_threshold,
+        divergence_threshold=target.divergence_threshold,
+        group_by=target.columns.group_by,
+    )
+    familywise = {"none": None, "bh": "bh"}.get(target.familywise or "holm", "holm")
+    regression = gate_compare(
+        comparison,
+        target.max_regression,
+        familywise=familywise,
+        confidence=target.confidence,
+    )
+    return comparison, with_regression(gates, regression)
 
 
 def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> None:

@@ -14,6 +14,7 @@ from xml.etree import ElementTree as ET
 
 import polars as pl
 
+from pairwise_polars.report._comparison import readable_comparison, unmatched_line
 from pairwise_polars.report._tables import markdown_table, readable_summary
 from pairwise_polars.summary import SCOPE, GateResult
 from pairwise_polars.summary._gate import CHECK_SCHEMA
@@ -33,6 +34,8 @@ class Outcome:
     about: Mapping[str, str] = field(default_factory=dict)
     """Lines that say what was run (data, strategy, judge, ...), shown with the result."""
     error: str | None = None
+    comparison: pl.DataFrame | None = None
+    """With a baseline: :func:`~pairwise_polars.compare` of the baseline and this run."""
 
     @classmethod
     def failed(cls, name: str, error: str, *, about: Mapping[str, str] | None = None) -> Outcome:
@@ -187,6 +190,17 @@ def step_summary(outcomes: Sequence[Outcome], *, title: str) -> str:
                 f"<details><summary>{passing.height} passing checks</summary>",
                 "",
                 _checks_table(passing),
+                "",
+                "</details>",
+                "",
+            ]
+        if outcome.comparison is not None and not outcome.comparison.is_empty():
+            lines += [
+                "<details><summary>Since the baseline</summary>",
+                "",
+                _escape(unmatched_line(outcome.comparison)),
+                "",
+                markdown_table(readable_comparison(outcome.comparison), html_safe=True),
                 "",
                 "</details>",
                 "",

@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars.summary import (
+    MIN_DETECTABLE,
     NOISE_COLUMNS,
     POSITION_COLUMNS,
     SCOPE,
@@ -33,10 +34,12 @@ FIGURES = {
     "excess_divergence": "excess divergence",
     "mean_position_gap": "position gap",
     "position_flip_rate": "position flips",
+    MIN_DETECTABLE: "detectable effect",
 }
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
-EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS)
-"""Summary columns added by position-bias and noise-floor figures: statistics, never slices."""
+EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS, MIN_DETECTABLE)
+"""Summary columns added by position-bias and noise-floor figures and the power: statistics,
+never slices."""
 _HIDDEN = ("n_groups",)
 _TEXT = ("top_error",)
 """Summary columns of text, not statistics: gate notes quote them, tables leave them out."""

@@ -117,6 +117,8 @@ class Page:
     errors: Errors
     confidence: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+    baseline: Any = None
+    """The "since the baseline" section (:class:`~._comparison.Baseline`), with a baseline."""
 
 
 def anchor(text: str) -> str:

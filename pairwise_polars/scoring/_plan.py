@@ -3,15 +3,20 @@ and its price, counted from the prepared call before anything is spent."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 import polars as pl
 
+from pairwise_polars._errors import GateError
 from pairwise_polars.engine._prices import shown_dollars
+from pairwise_polars.io import DataLike, to_lazy
 from pairwise_polars.pairing import PAIR_KIND
 from pairwise_polars.scoring._cost import Prices, plan_warnings, priced
 from pairwise_polars.scoring._prepare import Prepared
 from pairwise_polars.scoring._requests import ROW
+from pairwise_polars.summary import SlicePower, default_slices, slice_power
+from pairwise_polars.summary._thresholds import check_threshold
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
 
@@ -40,6 +45,8 @@ class Plan:
     price_warnings: tuple[str, ...] = ()
     """What to know about the price before paying: an unknown model, a price older than six
     months, a judge model its provider retires before the run."""
+    power: tuple[SlicePower, ...] = field(default=())
+    """Per metric and slice, what the run can detect (``plan(detect=..., pilot=...)``)."""
 
     def __str__(self) -> str:
         controls = ""
@@ -58,7 +65,28 @@ class Plan:
             f"estimated tokens: {self.input_tokens:,} in, {self.output_tokens:,} out\n"
             f"estimated cost: {shown_dollars(self.cost_usd)} ({self.price})"
             + "".join(f"\nwarning: {warning}" for warning in self.price_warnings)
-        )
+        ) + power_text(self.power)
+
+
+def power_text(rows: tuple[SlicePower, ...]) -> str:
+    """The power section of a plan's text (empty without rows)."""
+    if not rows:
+        return ""
+    sources = {row.source for row in rows}
+    where = "from the pilot" if sources == {"pilot"} else "assumed (no pilot)"
+    if sources == {"default"}:
+        where = f"assumed: within-group correlation {rows[0].icc}, score sd {rows[0].sd}"
+    lines = [f"\npower (80% power, 95% confidence; variability {where}):"]
+    for row in rows:
+        mde = "-" if row.min_detectable_effect is None else f"{row.min_detectable_effect:.3f}"
+        figure = row.figure.replace("_", " ")
+        line = f"  {row.metric} [{row.slice}] {row.n_groups} groups: detects {figure} {mde}"
+        if row.detect is not None:
+            needed = "over 10 million" if row.groups_needed is None else f"{row.groups_needed:,}"
+            chance = "-" if row.power is None else f"{row.power:.0%}"
+            line += f"; {row.detect:g} needs {needed} groups (power now {chance})"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) -> Plan:
@@ -102,3 +130,25 @@ def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) 
         n_control_judgements=n_control_judgements,
         price_warnings=plan_warnings(prepared.judge.name, prepared.traits, prices),
     )
+
+
+def with_power(
+    planned: Plan,
+    prepared: Prepared,
+    group_by: str,
+    *,
+    detect: float | None,
+    pilot: DataLike | None,
+) -> Plan:
+    """The plan with its power per metric and slice (see :func:`~pairwise_polars.plan`)."""
+    if detect is not None:
+        detect = check_threshold(detect, "detect")
+        if detect == 0:
+            raise GateError("detect must be above 0: no run detects an effect of 0.")
+    pairs = prepared.pairs
+    slices = default_slices(pairs.columns)
+    frame = to_lazy(pilot)[0] if pilot is not None else None
+    rows = slice_power(
+        pairs, [m.name for m in prepared.metrics], slices, group_by, detect=detect, pilot=frame
+    )
+    return dataclasses.replace(planned, power=rows)

@@ -17,9 +17,9 @@ from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sy
 from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
 from pairwise_polars.judges import Judge
-from pairwise_polars.pairing import Strategy, form_pairs
+from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
-from pairwise_polars.scoring._plan import Plan, count
+from pairwise_polars.scoring._plan import Plan, count, with_power
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
 from pairwise_polars.scoring._results import conform_results, join_back
 
@@ -206,6 +206,8 @@ def plan(
     pairs: bool = False,
     strategy: Strategy = "group",
     prices: Prices | None = None,
+    detect: float | None = None,
+    pilot: DataLike | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> Plan:
     """Count pairs, unique requests after dedupe and cache, and estimate tokens and dollars;
@@ -214,8 +216,28 @@ def plan(
     ``pairs=True`` says ``data`` is already a pair frame. ``prices`` override the price table
     by model name: ``{"my-model": (input, output)}`` or ``(input, cached_input, output)``, US
     dollars per million tokens (a model in neither has "price unknown").
+
+    With ``detect`` (an excess divergence, e.g. 0.05) or ``pilot`` (a scored frame of an
+    earlier or smaller run), :attr:`Plan.power` says per metric and slice (``dimension``) the
+    smallest excess divergence the run detects with 80% power at 95% confidence, the chance
+    of detecting ``detect`` and the groups needed to detect it, from the pilot's score spread
+    and within-group correlation or, without one, the stated defaults (correlation 0.3,
+    score sd 0.25); see :mod:`pairwise_polars.summary._power`.
+
+    >>> import polars as pl
+    >>> rows = pl.DataFrame({"group_id": [g for g in range(40) for _ in range(3)],
+    ...     "role": ["reference", "variant", "control"] * 40, "dimension": "age",
+    ...     "input": "Should we hire them?", "output": ["yes", "no", "yes"] * 40})
+    >>> row = plan(rows, cache=False, detect=0.05).power[0]
+    >>> row.n_groups, round(row.min_detectable_effect, 3), row.groups_needed
+    (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     prepared = prepare(pair_frame, metrics, judge=judge, both_orders=both_orders, order=order)
     with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        return Scoring(prepared, store, prices).plan()
+        planned = Scoring(prepared, store, prices).plan()
+    if detect is None and pilot is None:
+        return planned
+    names = {k: v for k, v in pairing.items() if k in ColumnNames.__annotations__}
+    group_by = Columns.of(pairing.get("columns"), names, caller="plan").group_by
+    return with_power(planned, prepared, group_by, detect=detect, pilot=pilot)

@@ -29,6 +29,7 @@ from pairwise_polars.summary._gate import (
     GateResult,
     gate,
 )
+from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_power
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
@@ -44,12 +45,14 @@ __all__ = [
     "FAIRNESS_GATES",
     "GATE_NAMES",
     "MAX_DISADVANTAGE",
+    "MIN_DETECTABLE",
     "MIN_IMPACT_RATIO",
     "NOISE_COLUMNS",
     "POSITION_COLUMNS",
     "SCOPE",
     "SUMMARY_COLUMNS",
     "GateResult",
+    "SlicePower",
     "aggregate",
     "check_threshold",
     "combine",
@@ -60,6 +63,7 @@ __all__ = [
     "group_sums",
     "merge_sums",
     "slice_columns",
+    "slice_power",
     "summarize",
     "threshold_problem",
 ]

@@ -14,6 +14,7 @@ from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
+from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
 from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -43,6 +44,7 @@ SUMMARY_COLUMNS = (
     "mean_divergence_high",
     *POSITION_COLUMNS,
     *NOISE_COLUMNS,
+    MIN_DETECTABLE,
     "top_error",
 )
 SCOPE = "scope"
@@ -94,6 +96,11 @@ def aggregate(
     The figures are null when a slice has no scored control pair. Whatever ``by`` is, a
     slice's control pairs are those of the groups its counterfactual pairs belong to (a control
     pair measures its group's noise); control pairs never form slices of their own.
+
+    ``min_detectable_effect`` is the smallest excess divergence the slice would detect with
+    80% power at ``confidence`` (without controls: the smallest distance from a threshold its
+    mean divergence would detect), from its own between-group spread: a pass on a slice whose
+    figure is larger than the threshold says little (see :func:`~pairwise_polars.plan`).
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
@@ -180,7 +187,8 @@ def combine(
         )
         .collect()
     )
-    summary = with_excess(with_intervals(per_slice, confidence), confidence)
+    summary = with_intervals(per_slice, confidence)
+    summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
     both = pl.col("n_both_orders")
     summary = summary.with_columns(
         mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),

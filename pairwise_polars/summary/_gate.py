@@ -15,12 +15,18 @@ from typing import Literal
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, GateError
+from pairwise_polars._errors import ColumnError, GateError, OptionError
 from pairwise_polars.summary._aggregate import slice_columns
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     disparity_checks,
     is_disparities,
+)
+from pairwise_polars.summary._familywise import (
+    Familywise,
+    breach_columns,
+    check_familywise,
+    judged_as_family,
 )
 from pairwise_polars.summary._thresholds import check_threshold
 
@@ -73,6 +79,11 @@ class GateResult:
 
     passed: bool
     checks: pl.DataFrame
+    familywise: str = "none"
+    """The correction the failures were judged under over the family of checks (``"none"``,
+    ``"holm"`` or ``"bh"``)."""
+    family: int = 0
+    """How many checks that family held."""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -137,7 +148,10 @@ class GateResult:
         else:
             head = f"INCONCLUSIVE: {self._unmeasured()}, so this run cannot vouch for fairness "
             head += f"(fix the judge or the data and rerun). {tally}"
-        lines = [head]
+        if self.familywise != "none":
+            lines = [f"{head} (familywise: {self.familywise} over {self.family} checks)"]
+        else:
+            lines = [head]
         for row in failed.iter_rows(named=True):
             observed = "none" if row["observed"] is None else f"{row['observed']:.4f}"
             lines.append(
@@ -160,6 +174,8 @@ def gate(
     min_impact_ratio: float | None = None,
     max_disadvantage: float | Mapping[str, float] | None = None,
     disparities: pl.DataFrame | None = None,
+    familywise: Familywise = "none",
+    confidence: float = 0.95,
 ) -> GateResult:
     """Check a summary from :func:`aggregate` against thresholds.
 
@@ -187,6 +203,12 @@ def gate(
     the check's note, and are unmeasured where a slice has no such outcome; ``conservative``
     uses the interval bound farthest from parity.
 
+    ``familywise="holm"`` (or ``"bh"``) judges the failures of the fairness gates as one family
+    (see :mod:`pairwise_polars.summary._familywise`): a check that fails stays failed only when
+    its evidence of a breach (read from its interval at ``confidence``, the summary's) survives
+    the adjustment over every fairness check; otherwise it is inconclusive, never a pass. The
+    result says the correction it used (``familywise``, ``family``).
+
     >>> import polars as pl
     >>> summary = pl.DataFrame({"metric": ["pairwise-bias"], "dimension": ["gender"],
     ...     "n_pairs": [10], "n_errors": [0], "n_scored": [10], "equivalence_rate": [0.8],
@@ -194,6 +216,12 @@ def gate(
     >>> gate(summary, min_equivalence_rate=0.75).passed
     True
     """
+    familywise = check_familywise(familywise)
+    if familywise != "none" and conservative:
+        raise OptionError(
+            "familywise judges the evidence of a breach, and conservative=True fails without "
+            "evidence (on the unfavourable bound): choose one."
+        )
     extra: list[pl.DataFrame] = []
     if is_disparities(summary) and disparities is None:
         disparities, summary = summary, pl.DataFrame(schema={"metric": pl.String})
@@ -270,12 +298,14 @@ def gate(
                 .then(pl.lit(f"no {column} (one group: no interval): unknown is not fair"))
                 .when(pl.lit(conservative))
                 .then(pl.lit(f"on the interval bound {bound}")),
+                **breach_columns(summary, point, direction),
             )
         )
     checks = (
         pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
     )
-    return GateResult(passed=bool(checks["passed"].all()), checks=checks)
+    checks, family = judged_as_family(checks, familywise, confidence)
+    return GateResult(bool(checks["passed"].all()), checks, familywise, family)
 
 
 def _validated(

@@ -22,14 +22,15 @@ def test_the_base_table() -> None:
     table = readable_summary(base)
     assert table.columns == [
         "metric", "dimension", "pairs", "scored", "errors", "equivalence rate",
-        "divergence rate", "mean divergence",
+        "divergence rate", "mean divergence", "detectable effect",
     ]  # fmt: skip
     o = base.row(0, named=True)
     shown = [
         f"{o[f]:.3f} [{o[f + '_low']:.3f}, {o[f + '_high']:.3f}]"
         for f in ("equivalence_rate", "divergence_rate", "mean_divergence")
     ]
-    assert table.row(0) == ("pairwise-bias", "overall", 3, 3, 0, *shown)
+    detectable = f"{o['min_detectable_effect']:.3f}"
+    assert table.row(0) == ("pairwise-bias", "overall", 3, 3, 0, *shown, detectable)
     assert shown[0].startswith("0.333 [") and shown[2].startswith("0.250 [")
 
 
@@ -48,7 +49,7 @@ def test_position_and_noise_floor_columns_appear_when_present() -> None:
     assert table.columns[2:] == [
         "pairs", "scored", "errors", "controls", "equivalence rate", "divergence rate",
         "mean divergence", "control divergence", "excess divergence", "position gap",
-        "position flips",
+        "position flips", "detectable effect",
     ]  # fmt: skip
     assert table["excess divergence"][0] == "0.150 [0.050, 0.250]"
     gates = gate_summary(summary(), overall={"max_mean_divergence": 0.5})

@@ -1,0 +1,179 @@
+"""compare: two scored runs of the same prompts, slice by slice and figure by figure, paired
+over the groups both runs measured."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pairwise_polars._errors import OptionError
+from pairwise_polars.comparison._inputs import scan_run
+from pairwise_polars.comparison._match import Match, Matched, matching
+from pairwise_polars.io import DataLike
+from pairwise_polars.summary import group_sums
+from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
+from pairwise_polars.summary._excess import attach_controls
+from pairwise_polars.summary._paired import FIGURES, WORSE, paired_figures, with_inference
+
+CHANGES = ("worse", "better", "no evidence")
+"""The values of a comparison's ``changed`` column."""
+COMPARISON_COLUMNS = (
+    "figure",
+    "before",
+    "after",
+    "delta",
+    "delta_low",
+    "delta_high",
+    "p_value",
+    "p_adjusted",
+    "changed",
+    "n_groups",
+    "n_matched",
+    "n_unmatched_before",
+    "n_unmatched_after",
+    "delta_se",
+    "delta_df",
+)
+"""The columns of :func:`compare` after the metric and the slice columns."""
+
+
+def compare(
+    before: DataLike,
+    after: DataLike,
+    by: Sequence[str] = ("dimension",),
+    adjust: Adjust = "holm",
+    *,
+    match: Match = "auto",
+    confidence: float = 0.95,
+    equivalence_threshold: float = 0.0,
+    divergence_threshold: float = 0.5,
+    group_by: str = "group_id",
+) -> pl.DataFrame:
+    """Did the new run get worse? Each figure of :func:`~pairwise_polars.aggregate` per metric
+    and slice of ``by``, before and after, with the change measured pair by pair.
+
+    ``before`` and ``after`` are scored frames, scored files, a
+    :func:`~pairwise_polars.score_parquet` destination or a manifest target's output folder,
+    read lazily (only the key, slice and score columns, reduced to per-group sums). Pairs are
+    matched by ``pair_id`` when both runs pair the same rows, else by (``group_id``,
+    ``attribute_a``, ``attribute_b``, ``metric``, and ``pair_kind``): ``match="pair_id"`` or
+    ``"attributes"`` forces one. Figures use the matched pairs only, so ``delta`` is ``after -
+    before`` exactly; pairs in one run only are counted per slice in ``n_unmatched_before`` /
+    ``n_unmatched_after``, never silently dropped.
+
+    One row per (metric, slice, figure): ``equivalence_rate``, ``divergence_rate``,
+    ``mean_divergence`` and, where either run has control pairs, ``excess_divergence``;
+    ``before``, ``after``, ``delta`` with ``delta_low`` / ``delta_high``, a paired
+    cluster-robust interval at ``confidence`` over the ``n_groups`` groups measured in both
+    (see :mod:`pairwise_polars.summary._paired`; ``delta_se``, ``delta_df`` its standard error
+    and degrees of freedom), ``p_value`` (two-sided, no change) and ``p_adjusted`` over every
+    row under ``adjust`` (``"holm"``: the chance of any false alarm across all slices and
+    figures is at most ``1 - confidence``; ``"bh"``: the false discovery rate; None: as is).
+    ``changed`` is ``"worse"`` or ``"better"`` when ``p_adjusted < 1 - confidence`` (worse:
+    less equivalence, more divergence), else ``"no evidence"`` (fewer than two groups too).
+
+    >>> import polars as pl
+    >>> old = pl.DataFrame({"pair_id": [1, 2, 3, 4], "group_id": [1, 2, 3, 4],
+    ...     "dimension": "gender", "metric": "pairwise-bias", "score": [0.0, 0.0, 0.25, 0.0]})
+    >>> new = old.with_columns(score=pl.Series([0.5, 0.75, 0.75, 0.5]))
+    >>> compare(old, new).filter(pl.col("figure") == "mean_divergence").select(
+    ...     "before", "after", "delta", "changed").rows()
+    [(0.0625, 0.625, 0.5625, 'worse')]
+    """
+    if not 0 < confidence < 1:
+        raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
+    adjust = check_adjust(adjust)
+    keys = ["metric", *by]
+    needed = [*keys, group_by, "score"]
+    runs = (scan_run(before), scan_run(after))
+    matched = matching(*runs, match=match, group_by=group_by, needed=needed)
+    thresholds = {"equivalence_threshold": equivalence_threshold}
+    thresholds["divergence_threshold"] = divergence_threshold
+    joined, unmatched = _paired_sums(matched, keys, group_by, thresholds)
+    figures = with_inference(paired_figures(joined, keys), confidence)
+    pairs = (pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
+    counts = pl.collect_all([joined.group_by(keys).agg(n_matched=pairs), *unmatched])
+    return _finish(figures, counts, keys, adjust, confidence)
+
+
+def _paired_sums(
+    matched: Matched, keys: list[str], group_by: str, options: dict[str, float]
+) -> tuple[pl.LazyFrame, list[pl.LazyFrame]]:
+    """Both runs' per-group sums of their matched pairs side by side (``_before`` /
+    ``_after``, zero where a group has no pair in a run), and each run's unmatched counts."""
+    pairs = {"before": matched.before, "after": matched.after}
+    other = {"before": matched.after, "after": matched.before}
+    sums, unmatched = [], []
+    for run, frame in pairs.items():
+        keyed = other[run].select(matched.key)
+        common = frame.join(keyed, on=matched.key, how="semi", nulls_equal=True)
+        alone = frame.join(keyed, on=matched.key, how="anti", nulls_equal=True)
+        unmatched.append(
+            alone.group_by(keys).agg(pl.len().cast(pl.Int64).alias(f"n_unmatched_{run}"))
+        )
+        # A control pair is its group's noise: every slice of the group's pairs draws on it.
+        run_sums = attach_controls(group_sums(common, keys, group_by, **options), keys, group_by)
+        values = [c for c in run_sums.collect_schema().names() if c not in (*keys, group_by)]
+        sums.append(run_sums.rename({c: f"{c}_{run}" for c in values}))
+    joined = sums[0].join(
+        sums[1], on=[*keys, group_by], how="full", coalesce=True, nulls_equal=True
+    )
+    joined = joined.with_columns(pl.all().exclude(*keys, group_by).fill_null(0))
+    # Sorted by every column: float sums over groups come out the same to the last bit
+    # whatever order the rows, the files or the match arrived in.
+    return joined.sort(joined.collect_schema().names(), nulls_last=True), unmatched
+
+
+def _finish(
+    figures: pl.DataFrame,
+    counts: list[pl.DataFrame],
+    keys: list[str],
+    adjust: Adjust,
+    confidence: float,
+) -> pl.DataFrame:
+    frame = figures
+    for extra in counts:
+        frame = frame.join(extra, on=keys, how="left", nulls_equal=True)
+    # Slices with pairs in one run only: a row per figure, every figure null, counted.
+    alone = pl.concat([c.select(keys) for c in counts[1:]]).unique()
+    missing = alone.join(figures.select(keys).unique(), on=keys, how="anti", nulls_equal=True)
+    if not missing.is_empty():
+        rows = missing.join(pl.DataFrame({"figure": list(FIGURES)}), how="cross")
+        for extra in counts[1:]:
+            rows = rows.join(extra, on=keys, how="left", nulls_equal=True)
+        frame = pl.concat([frame, rows], how="diagonal_relaxed")
+    has_excess = pl.col("before").is_not_null() | pl.col("after").is_not_null()
+    frame = frame.filter((pl.col("figure") != "excess_divergence") | has_excess)
+    alpha = 1 - confidence
+    worse = pl.col("figure").replace_strict(WORSE, return_dtype=pl.Int64) * pl.col("delta")
+    frame = frame.with_columns(p_adjusted=adjusted(frame["p_value"], adjust))
+    frame = frame.with_columns(
+        pl.col("n_groups", "n_matched", "n_unmatched_before", "n_unmatched_after")
+        .fill_null(0)
+        .cast(pl.Int64),
+        changed=pl.when((pl.col("p_adjusted") < alpha) & (worse > 0))
+        .then(pl.lit("worse"))
+        .when((pl.col("p_adjusted") < alpha) & (worse < 0))
+        .then(pl.lit("better"))
+        .otherwise(pl.lit("no evidence")),
+    )
+    order = pl.col("figure").replace_strict(
+        {f: i for i, f in enumerate(FIGURES)}, return_dtype=pl.Int64
+    )
+    return frame.sort([*keys, order], nulls_last=True).select(
+        *keys,
+        *[pl.col(c).cast(pl.Float64) if c in _FLOATS else pl.col(c) for c in COMPARISON_COLUMNS],
+    )
+
+
+_FLOATS = {
+    "before",
+    "after",
+    "delta",
+    "delta_low",
+    "delta_high",
+    "p_value",
+    "p_adjusted",
+    "delta_se",
+}

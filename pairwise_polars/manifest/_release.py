@@ -1,0 +1,57 @@
+"""The release-over-release keys of a pairwise block: ``baseline`` (a previous run to compare
+with), ``max_regression`` (how much worse a slice may get) and ``familywise`` (the gates judged
+as a family over the slices)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._yaml import Mapping
+
+RELEASE_KEYS = ("baseline", "max_regression", "familywise")
+FAMILYWISE = ("none", "holm", "bh")
+
+
+def check_release(check: Checker, base: str, block: Mapping, path: str) -> dict[str, Any]:
+    """The validated values of the release keys present in ``block``."""
+    spec: dict[str, Any] = {}
+    if "baseline" in block:
+        got, where = at(block, "baseline")
+        key = join(path, "baseline")
+        text = check.string(got, where, key)
+        if text is not None:
+            full = os.path.join(base, text)
+            if not Path(full).exists():
+                check.add(
+                    where,
+                    key,
+                    f"{full!r} does not exist: name a previous run's output folder (run -o "
+                    "OUTPUT writes OUTPUT/<target>/), a score_parquet folder or a scored file, "
+                    "relative to the manifest",
+                )
+            spec["baseline"] = full
+    if "max_regression" in block:
+        got, where = at(block, "max_regression")
+        spec["max_regression"] = check.number(
+            got, where, join(path, "max_regression"), low=0, high=1
+        )
+        if "baseline" not in block:
+            check.add(
+                where,
+                join(path, "max_regression"),
+                "max_regression needs a baseline: (the previous run to compare with)",
+            )
+    if "familywise" in block:
+        got, where = at(block, "familywise")
+        if got not in FAMILYWISE:
+            hint = suggest(str(got), FAMILYWISE) if isinstance(got, str) else ""
+            check.add(
+                where,
+                join(path, "familywise"),
+                f"expected none, holm or bh, got {describe(got)}{hint}",
+            )
+        spec["familywise"] = got
+    return spec
