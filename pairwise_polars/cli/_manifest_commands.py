@@ -307,6 +307,7 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         group_by=target.columns.group_by,
         top=top,
         confidence=target.confidence,
+        disparities=run.disparities,
     )
     keys = {
         "scored.parquet": "scored",

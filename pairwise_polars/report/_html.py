@@ -13,6 +13,7 @@ import polars as pl
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from pairwise_polars.io import DataLike, to_lazy, write_text
+from pairwise_polars.report._forest import forest_charts
 from pairwise_polars.report._notes import JUDGE_NOTES
 from pairwise_polars.report._tables import summary_slices
 from pairwise_polars.report._view import Page, errors, metric_section, verdict
@@ -43,6 +44,7 @@ def render_report(
     top: int = 5,
     confidence: float = 0.95,
     judge_notes: Mapping[str, str] | None = None,
+    disparities: pl.DataFrame | None = None,
 ) -> str:
     """The report as one HTML string: the gate verdict (failed checks first, passing ones folded
     away), then per metric a table of slices with intervals, divergence by slice with interval
@@ -51,7 +53,10 @@ def render_report(
     reasons; then errors by kind. ``summary`` defaults to :func:`~pairwise_polars.summarize` of
     ``scored`` by ``slices`` (default: ``dimension`` when there is one); ``about`` adds lines to
     the header ("data", "strategy", ...); ``judge_notes`` maps a ``judge_model`` to a note for
-    the header (the heuristic judge has one).
+    the header (the heuristic judge has one). ``disparities`` (from
+    :func:`~pairwise_polars.disparities`) adds "Who is disadvantaged": per dimension and
+    outcome a forest plot of each attribute's disparity with its interval around the zero line,
+    labelled with who is favoured, and the control's interval beside it.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -91,6 +96,7 @@ def render_report(
         ),
         errors=errors(frame, schema),
         confidence=f"{confidence:.0%}",
+        disparities=forest_charts(disparities),
     )
     css = files("pairwise_polars.report").joinpath("report.css").read_text(encoding="utf-8")
     return _ENV.get_template("report.html.j2").render(page=page, css=_Css(css), csp=CSP)

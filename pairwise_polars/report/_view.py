@@ -117,6 +117,8 @@ class Page:
     errors: Errors
     confidence: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+    disparities: tuple[IntervalChart, ...] = ()
+    """Forest plots of who is disadvantaged (when the report is given disparities)."""
 
 
 def anchor(text: str) -> str:

@@ -52,6 +52,7 @@ from pairwise_polars.runs._journal import (
     write_atomically,
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
+from pairwise_polars.runs._run_disparities import run_disparities
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.scoring import (
     ORDERS,
@@ -96,6 +97,9 @@ class ParquetRun:
     usage: Usage | None = None
     """What this call's judge requests spent: requests, tokens (cached ones too), dollars. None
     on the Ray runner, whose workers' spending is not gathered."""
+    disparities: pl.DataFrame | None = None
+    """Who is disadvantaged (:func:`~pairwise_polars.disparities`), from the outcomes each part
+    carries beside its scores (``decision_a`` / ``decision_b`` ...)."""
 
     def scored(self) -> pl.LazyFrame:
         """The scored frame, read lazily from the parts."""
@@ -135,7 +139,9 @@ async def ascore_parquet(
     another source, pairing, metrics, judge or chunk size is refused with
     :class:`RunStateError` unless ``overwrite=True``. At the end
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
-    carry the scored frame without the input/output texts unless ``keep_text=True``.
+    carry the scored frame without the input/output texts unless ``keep_text=True``, and each
+    side's outcome read by the heuristic (``decision_a`` / ``decision_b``, ``amount_a`` ...),
+    from which ``run.disparities`` is computed.
     ``pairing`` keywords go to :func:`form_pairs`; ``order`` and ``both_orders`` as for
     :func:`score_pairs`; ``prices`` (by model name) override the price table for ``usage``.
     ``score_parquet`` is the same call for sync code; ``ascore_parquet``
@@ -277,6 +283,7 @@ def _result(
         seconds=time.monotonic() - started,
         summary=summary,
         usage=usage,
+        disparities=run_disparities(run.journal.parts(), run.group_by),
     )
 
 
