@@ -319,6 +319,7 @@ def _write(run: TargetRun, folder: Path, *, table: str, top: int, manifest: str)
         top=top,
         confidence=target.confidence,
         comparison=run.comparison,
+        disparities=run.disparities,
     )
     keys = {
         "scored.parquet": "scored",

@@ -18,6 +18,7 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.metrics import Metric
+from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
 from pairwise_polars.scoring import CacheLike, Plan, Prices, Usage, prepare, score_prepared
@@ -203,4 +204,5 @@ def _score_on_ray(
             raise
         # The target changed since its last run: start over (paid judgements stay cached).
         run = score_parquet(data, run_dir, metrics, overwrite=True, **options)
-    return run.scored().collect(), run.usage
+    # The parts keep each side's outcome too; the target reads its own (with its judge).
+    return run.scored().collect().drop(SIDED, strict=False), run.usage

@@ -60,6 +60,8 @@ class IntervalChart:
     zero: float
     """Where 0 is on the track (a percentage): the bars start there."""
     has_gate: bool
+    zero_line: bool = False
+    """Draw the zero line (a forest plot: each interval against no difference)."""
 
 
 def fmt(value: float) -> str:

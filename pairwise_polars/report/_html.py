@@ -14,6 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from pairwise_polars.io import DataLike, to_lazy, write_text
 from pairwise_polars.report._comparison import baseline_section
+from pairwise_polars.report._forest import forest_charts
 from pairwise_polars.report._notes import JUDGE_NOTES
 from pairwise_polars.report._tables import summary_slices
 from pairwise_polars.report._view import Page, errors, metric_section, verdict
@@ -45,6 +46,7 @@ def render_report(
     confidence: float = 0.95,
     judge_notes: Mapping[str, str] | None = None,
     comparison: pl.DataFrame | None = None,
+    disparities: pl.DataFrame | None = None,
 ) -> str:
     """The report as one HTML string: the gate verdict (failed checks first, passing ones folded
     away), then per metric a table of slices with intervals, divergence by slice with interval
@@ -55,7 +57,10 @@ def render_report(
     the header ("data", "strategy", ...); ``judge_notes`` maps a ``judge_model`` to a note for
     the header (the heuristic judge has one). ``comparison`` (from
     :func:`~pairwise_polars.compare` with a baseline) adds a "since the baseline" section: the
-    table of what changed and a forest plot of the changes, worse slices first.
+    table of what changed and a forest plot of the changes, worse slices first. ``disparities``
+    (from :func:`~pairwise_polars.disparities`) adds "Who is disadvantaged": per dimension and
+    outcome a forest plot of each attribute's disparity with its interval around the zero line,
+    labelled with who is favoured, and the control's interval beside it.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -96,6 +101,7 @@ def render_report(
         errors=errors(frame, schema),
         confidence=f"{confidence:.0%}",
         baseline=None if comparison is None else baseline_section(comparison),
+        disparities=forest_charts(disparities),
     )
     css = files("pairwise_polars.report").joinpath("report.css").read_text(encoding="utf-8")
     return _ENV.get_template("report.html.j2").render(page=page, css=_Css(css), csp=CSP)

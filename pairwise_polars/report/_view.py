@@ -119,6 +119,8 @@ class Page:
     extra: Mapping[str, Any] = field(default_factory=dict)
     baseline: Any = None
     """The "since the baseline" section (:class:`~._comparison.Baseline`), with a baseline."""
+    disparities: tuple[IntervalChart, ...] = ()
+    """Forest plots of who is disadvantaged (when the report is given disparities)."""
 
 
 def anchor(text: str) -> str:

@@ -51,6 +51,7 @@ from pairwise_polars.runs._journal import (
     part_name,
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
+from pairwise_polars.runs._run_disparities import run_disparities
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
@@ -99,6 +100,9 @@ class ParquetRun:
     the Ray runner too: each chunk's worker sends its spending back with the chunk)."""
 
     storage_options: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    disparities: pl.DataFrame | None = None
+    """Who is disadvantaged (:func:`~pairwise_polars.disparities`), from the outcomes each part
+    carries beside its scores (``decision_a`` / ``decision_b`` ...)."""
 
     def scored(self) -> pl.LazyFrame:
         """The scored frame, read lazily from the parts (in the folder or the store)."""
@@ -138,7 +142,9 @@ async def ascore_parquet(
     another source, pairing, metrics, judge or chunk size is refused with
     :class:`RunStateError` unless ``overwrite=True``. At the end
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
-    carry the scored frame without the input/output texts unless ``keep_text=True``.
+    carry the scored frame without the input/output texts unless ``keep_text=True``, and each
+    side's outcome read by the heuristic (``decision_a`` / ``decision_b``, ``amount_a`` ...),
+    from which ``run.disparities`` is computed.
     ``pairing`` keywords go to :func:`form_pairs`; ``order`` and ``both_orders`` as for
     :func:`score_pairs`; ``prices`` (by model name) override the price table for ``usage``.
     ``score_parquet`` is the same call for sync code; ``ascore_parquet``
@@ -279,6 +285,9 @@ def _result(
         seconds=time.monotonic() - started,
         summary=summary,
         usage=usage,
+        disparities=run_disparities(
+            run.journal.scan_parts() if run.journal.parts() else None, run.group_by
+        ),
     )
 
 

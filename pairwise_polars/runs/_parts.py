@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._errors import EmptyDataWarning, RunStateError
+from pairwise_polars.outcome._sided import with_sided_outcomes
 from pairwise_polars.pairing import SKIP_REASON, PairingOptions, Strategy, form_pairs
 from pairwise_polars.runs._journal import RunStore, part_name
 
@@ -40,6 +41,8 @@ def write_part(
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Write a chunk's scored frame as its part; the frame written and the journal's entry
     (plus ``not_judged``: pairs that could not be judged, which the journal does not keep)."""
+    # Outcomes of both sides, read while the texts are here: the run's disparities need them.
+    scored = with_sided_outcomes(scored)
     if not keep_text:
         scored = scored.drop(TEXT_COLUMNS, strict=False)
     store.write(part_name(index), scored.write_parquet)

@@ -55,10 +55,16 @@ def test_the_command_line_fails_and_passes_the_salary_example(
     path = _manifest(tmp_path, 0.16, conservative="true")
     text = path.read_text().replace("          min_impact_ratio: 0.8\n", "")
     path.write_text(text)
-    assert main(["run", str(path), "-o", "out", "--no-cache", "--quiet"]) == EXIT_GATE_FAILED
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "step.md"))
+    command = ["run", str(path), "-o", "out", "--no-cache", "--quiet", "--junit-xml", "j.xml"]
+    assert main(command) == EXIT_GATE_FAILED
     out = capsys.readouterr().out
+    for ci in ("j.xml", "step.md"):  # the CI outputs name who is disadvantaged too
+        assert "female: amount -7." in (tmp_path / ci).read_text(encoding="utf-8")
+    assert "Who is disadvantaged" in (tmp_path / "out/salary/report.html").read_text("utf-8")
     assert "amount [dimension=gender, attribute=female] max_disadvantage 0.05" in out
     assert "female: amount -7." in out and "against male (at most 5% allowed)" in out
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     salary_rows(cut=0.0).write_parquet(tmp_path / "salary.parquet")
     assert main(["run", str(path), "-o", "out2", "--no-cache", "--quiet"]) == EXIT_PASS
     scored = str(tmp_path / "out" / "salary" / "scored.parquet")

@@ -62,3 +62,16 @@ def test_a_pairwise_metric_is_not_an_outcome_metric() -> None:
     judge = pp.OpenAIJudge("judge-model", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(pp.MetricError, match="kind 'outcome'"):
         pp.outcomes(pl.DataFrame({"output": ["x"]}), judge, "pairwise-bias")
+
+
+def test_llm_outcomes_through_the_batch_api(judge_server, tmp_path) -> None:
+    judge_server.reply = _reader
+    judge = pp.OpenAIBatchJudge("judge-model", base_url=judge_server.base_url, api_key="k",
+                                state=tmp_path / "batches.sqlite", poll_interval=0.05,
+                                max_poll_interval=0.05, progress=False)  # fmt: skip
+    rows = pl.DataFrame({"input": "Offer a salary.",
+                         "output": ["Yes, we offer $90,000.", "Sorry, I can't."]})  # fmt: skip
+    out = pp.outcomes(rows, judge, cache=tmp_path / "cache.sqlite")
+    assert out.select("decision", "amount", "refused").rows() == [
+        (1.0, 90000.0, False), (1.0, None, True)]  # fmt: skip
+    assert judge_server.stats.batch_calls["batches.create"] == 1

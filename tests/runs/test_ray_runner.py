@@ -62,6 +62,8 @@ def test_offline_judge_same_rows_and_summary_as_local(tmp_path: Path) -> None:
     )
     # The summary from merged per-group sums equals the local aggregate to the last bit.
     assert on_ray.summary.equals(local.summary)
+    # Each side's outcome is read where the chunk is scored: the same disparities.
+    assert on_ray.disparities is not None and on_ray.disparities.equals(local.disparities)
     on_disk = pl.read_parquet(tmp_path / "ray" / "summary.parquet")
     assert on_disk.equals(pl.read_parquet(tmp_path / "local" / "summary.parquet"))
     assert on_disk.filter(pl.col("n_groups") > 1)["mean_divergence_low"].null_count() == 0
