@@ -34,7 +34,8 @@ _NOT_NAMES = frozenset(
         "january", "february", "march", "april", "may", "june", "july", "august", "september",
         "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
         "saturday", "sunday", "please", "thanks", "thank", "hello", "hi", "dear", "yes", "okay",
-        "ok", "god",
+        "ok", "god", "nobody", "everyone", "everybody", "someone", "somebody", "anyone",
+        "anybody", "none", "everything", "something", "nothing",
     ]
 )
 _PRONOUNS = ("they", "them", "their", "theirs", "themselves")
@@ -82,12 +83,13 @@ def subject_names(
     )
     subject_terms = matches.filter(pl.col(KEEP).is_null() & ~pl.col("placeholder"))
     prior = pl.col("prior").list
-    said_of_someone = (  # "She ...", "... is a Black woman", "Priya, an Asian nurse"
+    word = [prior.get(i, null_on_oob=True).str.to_lowercase() for i in range(4)]
+    # "She ...", "... is a Black woman", "... is a devout Sikh man", "Priya, an Asian nurse"
+    said_of_someone = (
         pl.col("concept").is_in(_PRONOUNS)
-        | prior.get(0, null_on_oob=True).str.to_lowercase().is_in(_PREDICATE)
-        | (
-            prior.get(0, null_on_oob=True).str.to_lowercase().is_in(["a", "an"])
-            & prior.get(1, null_on_oob=True).str.to_lowercase().is_in(_PREDICATE)
+        | word[0].is_in(_PREDICATE)
+        | pl.any_horizontal(
+            word[i].is_in(["a", "an"]) & word[i + 1].is_in(_PREDICATE) for i in range(3)
         )
     ).fill_null(False)
     first = (
