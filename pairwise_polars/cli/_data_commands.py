@@ -23,6 +23,7 @@ from pairwise_polars.cli._options import (
     judge_from,
     pairing_from,
     prices_from,
+    storage_options_from,
     whole,
 )
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
@@ -174,7 +175,7 @@ def _paths(paths: list[str]) -> str | list[str]:
 
 
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(_paths(args.data))
+    return scan_data(_paths(args.data), storage_options_from(args))
 
 
 _PAIR_FRAME, _DIAGNOSTICS = "the pair frame (-o)", "the diagnostics (--diagnostics)"
@@ -354,7 +355,7 @@ def _save_scored(
     after judging (the disk filled up meanwhile), the frame goes to the temporary folder, so
     judgements paid for with --no-cache are not lost."""
     about = {
-        "data": list(input_files(args.data).files),
+        "data": list(input_files(args.data, storage_options_from(args)).files),
         "strategy": strategy,
         "metrics": [m.name for m in metrics],
         "judge": judge.name,
