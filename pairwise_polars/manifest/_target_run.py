@@ -14,6 +14,7 @@ from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
@@ -33,6 +34,9 @@ class TargetRun:
     gates: GateResult | None = None
     usage: Usage | None = None
     """What the judge calls spent: requests, tokens (cached ones too) and dollars."""
+    disparities: pl.DataFrame | None = None
+    """Who is disadvantaged, per attribute (when a gate reads it: ``min_impact_ratio``,
+    ``max_disadvantage``)."""
 
 
 def run_target(
@@ -96,14 +100,18 @@ def run_target(
         confidence=target.confidence,
         group_by=target.columns.group_by,
     )
+    disparities = (
+        target_disparities(target, rows, scored, judge) if wants_disparities(target) else None
+    )
     gates = gate_summary(
         summary,
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
         conservative=target.gates.conservative,
+        disparities=disparities,
     )
     usage = spent[0] if spent else None
-    return TargetRun(target, pairs, planned, scored, summary, gates, usage)
+    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities)
 
 
 def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> None:
