@@ -2,9 +2,8 @@
 
 Every write goes to a temporary file that replaces the journal in one ``os.replace``, after the
 chunk's part has been replaced the same way. Killed at any moment, a destination holds the
-journal before or after a chunk, never half of one: a part the journal does not list is adopted
-on resume when its footer stamps it as this run's chunk and it holds the rows the stamp says
-(see ``_adopt``), else removed and redone (its paid judgements come back from the cache).
+journal before or after a chunk, never half of one: a part the journal does not list is
+removed and redone on resume (its paid judgements come back from the cache).
 """
 
 from __future__ import annotations
@@ -12,18 +11,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pairwise_polars._errors import Fix, OutputError, RunStateError
 from pairwise_polars.io import output_error
-from pairwise_polars.runs._adopt import adopted_entry, fingerprint_stamp
 
 JOURNAL = "run.json"
 SUMMARY = "summary.parquet"
@@ -172,15 +168,8 @@ def open_journal(
         )
     scored.mkdir(parents=True, exist_ok=True)
     listed = {Path(part_name(i)).name for i in journal.chunks}
-    stamp = fingerprint_stamp(fingerprint)
-    for stray in sorted(scored.iterdir()):  # a part written just before a kill, or temporary
-        if stray.name in listed or not stray.name.startswith(("part-", ".part-")):
-            continue
-        index = _part_index(stray.name)
-        entry = None if index is None else adopted_entry(stray, index, stamp)
-        if index is not None and entry is not None:  # whole and this run's: adopted
-            journal.chunks[index] = {"part": part_name(index), **entry, "finished_at": _now()}
-        else:
+    for stray in scored.iterdir():  # a part written just before a kill, or temporary files
+        if stray.name not in listed and (stray.name.startswith(("part-", ".part-"))):
             stray.unlink()
     for name in (SUMMARY, *(p.name for p in destination.glob(".*.tmp-*"))):
         with contextlib.suppress(FileNotFoundError):
@@ -256,15 +245,10 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _part_index(name: str) -> int | None:
-    match = re.fullmatch(r"part-(\d{6})\.parquet", name)
-    return None if match is None else int(match.group(1))
-
-
 def _part_is_whole(path: Path, rows: int | None) -> bool:
     try:
         return rows is not None and pq.read_metadata(path).num_rows == rows
-    except (OSError, ValueError, pa.ArrowException):
+    except (OSError, ValueError, pq.lib.ArrowException):  # type: ignore[attr-defined]
         return False
 
 

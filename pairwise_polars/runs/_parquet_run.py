@@ -33,7 +33,6 @@ from pairwise_polars.pairing import (
     Strategy,
 )
 from pairwise_polars.pairing._groups import check_pairing
-from pairwise_polars.runs._adopt import fingerprint_stamp
 from pairwise_polars.runs._chunks import (
     POS,
     Chunk,
@@ -346,7 +345,6 @@ class _Run:
             cache=None if self.store is None else str(self.store.path),
             group_by=self.group_by,
             n_pairs={c.index: c.n_pairs for c in todo},
-            stamp=fingerprint_stamp(self.journal.fingerprint),
         )
         tally = ray_run.run_chunks(
             source=source,
@@ -405,7 +403,6 @@ class _Run:
                     pairs.height,
                     scored,
                     keep_text=self.keep_text,
-                    stamp=fingerprint_stamp(self.journal.fingerprint),
                 )
                 self.finished(chunk.index, entry)
 

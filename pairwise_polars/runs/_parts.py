@@ -11,7 +11,6 @@ import polars as pl
 
 from pairwise_polars._errors import EmptyDataWarning, RunStateError
 from pairwise_polars.pairing import SKIP_REASON, PairingOptions, Strategy, form_pairs
-from pairwise_polars.runs._adopt import part_metadata
 from pairwise_polars.runs._journal import part_name, write_atomically
 
 TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
@@ -38,24 +37,13 @@ def chunk_pairs(
 
 
 def write_part(
-    destination: Path,
-    index: int,
-    n_pairs: int,
-    scored: pl.DataFrame,
-    *,
-    keep_text: bool,
-    stamp: str | None = None,
+    destination: Path, index: int, n_pairs: int, scored: pl.DataFrame, *, keep_text: bool
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Write a chunk's scored frame as its part; the frame written and the journal's entry
-    (plus ``not_judged``: pairs that could not be judged, which the journal does not keep).
-    ``stamp`` (the run's fingerprint digest) goes into the part's footer, so a resume can adopt
-    a part written just before a kill (see :mod:`pairwise_polars.runs._adopt`)."""
+    (plus ``not_judged``: pairs that could not be judged, which the journal does not keep)."""
     if not keep_text:
         scored = scored.drop(TEXT_COLUMNS, strict=False)
-    footer = None if stamp is None else part_metadata(stamp, index, n_pairs, scored.height)
-    write_atomically(
-        destination / part_name(index), lambda tmp: scored.write_parquet(tmp, metadata=footer)
-    )
+    write_atomically(destination / part_name(index), scored.write_parquet)
     counts = scored.select(
         cached=pl.col("cached").sum(),
         errors=pl.col("error").is_not_null().sum(),

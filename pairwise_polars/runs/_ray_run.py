@@ -74,8 +74,6 @@ class ChunkJob:
     group_by: str
     n_pairs: dict[int, int]
     """Pairs per chunk, as planned: a chunk that pairs otherwise is refused."""
-    stamp: str | None = None
-    """The run's fingerprint digest, in each part's footer (a resume adopts such parts)."""
 
 
 @dataclass
@@ -208,12 +206,7 @@ class ChunkScorer:
         )
         scored, judged = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
-            Path(job.destination),
-            index,
-            pairs.height,
-            scored,
-            keep_text=job.keep_text,
-            stamp=job.stamp,
+            Path(job.destination), index, pairs.height, scored, keep_text=job.keep_text
         )
         sums, errors = part_sums(written, job.group_by)
         return pa.table(

@@ -29,7 +29,6 @@ class RunProgress(Progress):
         self.answered = 0  # judge answers received in this process
         self.pairs_here = 0  # pairs scored in this process (not resumed)
         self.resumed = 0
-        self.chunks_done = 0  # finished or resumed: Ray finishes chunks in any order
 
     def start_chunk(self, index: int, phase: str = "chunk") -> None:
         self.phase = phase
@@ -40,7 +39,6 @@ class RunProgress(Progress):
         self.chunk = index + 1
         self.resumed += pairs
         self.done += pairs
-        self.chunks_done += 1
 
     def answers(self, frame: pl.DataFrame) -> None:
         """Count a result frame as it arrives from the judge (within a chunk too)."""
@@ -49,9 +47,6 @@ class RunProgress(Progress):
 
     def chunk_done(self, pairs: int, cached: int, not_judged: int) -> None:
         self.pairs_here += pairs
-        self.chunks_done += 1
-        # Ray reports chunks as they finish, never starts one here: the count advances the line
-        self.chunk = max(self.chunk, self.chunks_done)
         # the judge's errors were counted as they arrived; add the pairs that were never judged
         self.update(done=pairs, cached=cached, errors=not_judged)
 
