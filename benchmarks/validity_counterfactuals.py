@@ -7,6 +7,8 @@ written by someone else (a public dataset's own counterpart sentence) or labelle
 generator runs once per set (``counterfactuals``, group strategy, default options unless the set
 says otherwise) and a case counts as exact when the variant equals the gold text byte for byte.
 Failures are put in error classes by the first word that differs ("expected him, got his").
+A gold of ``-`` says the variant must be left out (its subject cannot change whole, e.g. a name
+the lexicon does not know); a variant made there is counted as ``half_changed``.
 
 Each set has a tuning split (``dev``: the rules were written looking at it) and a held-out split
 (``heldout``: never looked at while writing rules; see benchmarks/validity/README.md). Results
@@ -37,6 +39,8 @@ _MARK = re.compile(r"\[([^\]>]+)>([^\]]+)\]")
 _OBJECT, _DETERMINER = {"him", "them"}, {"his", "their"}
 _PERSON_NOUN = re.compile(r"\b(?:man|woman|men|women|guy|lady|gentleman)\b", re.IGNORECASE)
 _HE_TO_SHE = {"he": "she", "him": "her", "his": "her", "himself": "herself"}
+LEFT_OUT = "-"
+"""A gold of ``-``: the generator must leave the variant out (and report it)."""
 
 
 @dataclass(frozen=True)
@@ -263,8 +267,13 @@ def run(cases: list[Case]) -> pl.DataFrame:
         )
         outputs.append(part.join(variants, on=["source", "target"], how="left"))
     result = pl.concat(outputs)
+    left_out = pl.col("gold") == LEFT_OUT
     return result.with_columns(
-        exact=pl.col("output") == pl.col("gold"),
+        # a gold of "-": the variant must be left out (the subject cannot change whole)
+        exact=pl.when(left_out).then(pl.col("output").is_null()).otherwise(
+            pl.col("output") == pl.col("gold")
+        ),
+        half_changed=left_out & pl.col("output").is_not_null(),
         error=pl.struct("output", "gold").map_elements(
             lambda r: _error_class(r["output"], r["gold"]), return_dtype=pl.String
         ),
@@ -272,6 +281,8 @@ def run(cases: list[Case]) -> pl.DataFrame:
 
 
 def _error_class(output: str | None, gold: str) -> str | None:
+    if gold == LEFT_OUT:
+        return None if output is None else "made, but the subject cannot change whole"
     if output is None:
         return "no variant made"
     if output == gold:
@@ -291,6 +302,8 @@ def summary(result: pl.DataFrame) -> pl.DataFrame:
         .agg(
             cases=pl.len(),
             exact=pl.col("exact").fill_null(False).sum(),
+            left_out_as_expected=((pl.col("gold") == LEFT_OUT) & pl.col("output").is_null()).sum(),
+            half_changed=pl.col("half_changed").sum(),
         )
         .with_columns(rate=(pl.col("exact") / pl.col("cases")).round(4))
         .sort("split", "set", "dimension")

@@ -288,9 +288,11 @@ SES_IGNORE = ["poor health", "poor performance", "poor quality", "poor grades", 
 
 DIMENSIONS = {  # metadata: the files of each dimension, default poles and group values
     "gender": {"files": ["pronouns.tsv", "gender_words.tsv", "gender_neutral.tsv",
-                         "gender_names_census.tsv", "gender_names_bbq.tsv"],
+                         "gender_names_census.tsv", "gender_names_bbq.tsv",
+                         "gender_names_origin.tsv"],
                "poles": ["male", "female"], "values": ["male", "female"]},
-    "race": {"files": ["race.tsv", "race_names_bbq.tsv"], "poles": ["White", "Black"],
+    "race": {"files": ["race.tsv", "race_names_bbq.tsv", "race_names_origin.tsv"],
+             "poles": ["White", "Black"],
              "values": ["White", "Black", "Asian", "Hispanic", "Arab"]},  # + Native American
     "religion": {"files": ["religion.tsv"], "poles": ["Christian", "Muslim"],
                  "values": ["Christian", "Muslim", "Jewish", "Hindu", "Buddhist", "Sikh",
@@ -496,7 +498,71 @@ def religion(raw: Raw) -> list[dict]:
                     raw.need(t, "hb", "bbq")
                 rows.append(_row("religion", attr, concept, t))
         rows += _neutral("religion", concept, RELIGION_NEUTRAL[concept])
+    for concept, by_faith in RELIGION_ROLES.items():  # written for the package (issue 29)
+        rows += [_row("religion", attr, concept, t) for attr, t in by_faith.items()]
     return rows
+
+
+RELIGION_ROLES = {  # roles of a faith: a faith left out has no counterpart (reported, not kept)
+    "role_clergy": {"Christian": "pastor", "Muslim": "imam", "Jewish": "rabbi",
+                    "Hindu": "priest", "Buddhist": "monk", "Sikh": "granthi",
+                    "Mormon": "bishop", "Protestant": "minister"},
+    "role_clergy_plural": {"Christian": "pastors", "Muslim": "imams", "Jewish": "rabbis",
+                           "Hindu": "priests", "Buddhist": "monks", "Sikh": "granthis",
+                           "Mormon": "bishops", "Protestant": "ministers"},
+    "role_worship": {"Christian": "church", "Muslim": "mosque", "Jewish": "synagogue",
+                     "Hindu": "temple", "Buddhist": "monastery", "Sikh": "gurdwara"},
+    "role_worship_plural": {"Christian": "churches", "Muslim": "mosques",
+                            "Jewish": "synagogues", "Hindu": "temples",
+                            "Buddhist": "monasteries", "Sikh": "gurdwaras"},
+}  # fmt: skip
+
+ORIGIN_NAMES = {  # (male, female) pairs of one origin, written for the package (issue 29)
+    "name_hispanic": [("Antonio", "Maria"), ("Diego", "Sofia"), ("Javier", "Lucia"),
+                      ("Mateo", "Rosa"), ("Pedro", "Ana"), ("Alejandro", "Carmen")],
+    "name_south_asian": [("Rahul", "Priya"), ("Arjun", "Ananya"), ("Vikram", "Divya"),
+                         ("Rohan", "Kavya"), ("Ravi", "Lakshmi"), ("Amit", "Pooja"),
+                         ("Sanjay", "Anjali"), ("Karan", "Neha")],
+    "name_east_asian": [("Haruto", "Yuki"), ("Hiroshi", "Aiko"), ("Kenji", "Sakura"),
+                        ("Takeshi", "Yumi"), ("Wei", "Mei"), ("Jian", "Ling")],
+    "name_african": [("Chinedu", "Chiamaka"), ("Emeka", "Ngozi"), ("Kwame", "Ama"),
+                     ("Obinna", "Adaeze"), ("Kofi", "Abena")],
+    "name_black": [("Tyrell", "Keisha")],
+    "name_arab": [("Karim", "Layla"), ("Ibrahim", "Nadia")],
+}  # fmt: skip
+RACE_ORIGIN_NAMES = {  # aligned across groups: the i-th names are counterparts
+    "name_female": {"White": ["Emily", "Sarah", "Anne"], "Black": ["Keisha", "Aaliyah", "Ebony"],
+                    "Asian": ["Priya", "Yuki", "Mei"], "Hispanic": ["Maria", "Sofia", "Lucia"],
+                    "Arab": ["Layla", "Nadia", "Zainab"]},
+    "name_male": {"White": ["Jacob", "Connor", "Greg"], "Black": ["Darnell", "Malik", "Tyrone"],
+                  "Asian": ["Rahul", "Kenji", "Wei"], "Hispanic": ["Antonio", "Diego", "Javier"],
+                  "Arab": ["Omar", "Ibrahim", "Karim"]},
+}  # fmt: skip
+
+
+def origin_names() -> tuple[list[dict], list[dict]]:
+    """Hand-written names of several origins: gender pairs that keep the origin (Maria <->
+    Antonio, Priya <-> Rahul), and race counterparts for the names a gender swap may bring."""
+    gender = []
+    for concept, pairs in ORIGIN_NAMES.items():
+        gender += [_row("gender", "male", concept, m, cs=True) for m, _ in pairs]
+        gender += [_row("gender", "female", concept, f, cs=True) for _, f in pairs]
+        gender += [_row("gender", "neutral", concept, t, cs=True) for t in NEUTRAL_NAMES]
+    race = [
+        _row("race", attr, concept, t, cs=True)
+        for concept, by_group in RACE_ORIGIN_NAMES.items()
+        for attr, terms in by_group.items()
+        for t in terms
+    ]
+    return gender, race
+
+
+def without_origin_names(census: list[dict]) -> list[dict]:
+    """Census names that an origin list holds become a repeat of the first name of their sex
+    (the alignment of the census pairs is kept; a repeat reads as its first place)."""
+    moved = {t for pairs in ORIGIN_NAMES.values() for pair in pairs for t in pair}
+    first = {r["attribute"]: r["term"] for r in reversed(census)}
+    return [{**r, "term": first[r["attribute"]]} if r["term"] in moved else r for r in census]
 
 
 def age(raw: Raw) -> list[dict]:
@@ -576,10 +642,12 @@ def build(raw_dir: Path = DEFAULT_RAW, out: Path = LEXICONS) -> list[Path]:
         "pronouns.tsv": pronouns(),
         "gender_words.tsv": words,
         "gender_neutral.tsv": neutral,
-        "gender_names_census.tsv": census,
+        "gender_names_census.tsv": without_origin_names(census),
         "gender_names_bbq.tsv": gender_bbq,
+        "gender_names_origin.tsv": origin_names()[0],
         "race.tsv": race(raw),
         "race_names_bbq.tsv": race_bbq,
+        "race_names_origin.tsv": origin_names()[1],
         "religion.tsv": religion(raw),
         "age.tsv": age(raw),
         "nationality.tsv": nationality(raw),

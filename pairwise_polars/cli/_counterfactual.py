@@ -91,6 +91,14 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "term of the dimension (default: %(default)s)",
     )
     options.add_argument(
+        "--relations",
+        choices=("swap", "keep"),
+        default="swap",
+        help="gender: the subject's partner (his wife) moves with the subject (swap: her "
+        "husband) or stays as written (keep: her wife); listed in the audit either way "
+        "(default: %(default)s)",
+    )
+    options.add_argument(
         "--subject",
         metavar="PHRASE",
         help="the subject's name or phrase as written in the prompts (default: the "
@@ -227,7 +235,7 @@ def _counterfactual(args: argparse.Namespace, console: Console) -> int:
         fill={d: v[0] for d, v in _assignments(args.fill, "--fill", single=True).items()},
         neutral_reference=args.neutral_reference, placeholders=args.placeholders,
         lexicons=args.lexicon, add_lexicons=args.add_lexicon, control=not args.no_control,
-        scope=args.scope,
+        scope=args.scope, relations=args.relations,
         subject=args.subject, case_style=args.case_style, report=True,
     )  # fmt: skip
     rows, skipped = result.frame, result.skipped

@@ -16,8 +16,10 @@ A lexicon is a table, one row per term, with the columns:
 The i-th term of a concept's attribute maps to the i-th term of the target attribute, or to its
 first term when the target has fewer: equal-length lists swap both ways (a bijection). A list
 may repeat a term to keep the alignment (the repeat reads as its first place). Every concept
-has terms for every attribute, except name concepts (``name...``): name lists exist for some
-groups only, and a variant that needs a missing name is reported as not made.
+has terms for every attribute, except name concepts (``name...``) and role concepts
+(``role...``: clergy, places of worship): name lists exist for some groups only, and not every
+faith has a pastor or a church; a variant that needs a missing name or role is reported as not
+made, never left half-changed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from pairwise_polars.counterfactual._grammar import NEXT_CLASSES
 NEUTRAL = "neutral"
 IGNORE = "ignore"
 RESERVED = (NEUTRAL, IGNORE)
+ROLE_PREFIX = "role"
+"""Concepts named ``role...`` (clergy, places of worship) belong to a faith, not to a person:
+they follow the attribute whoever holds them, and some attributes have none."""
 COLUMNS = ("dimension", "attribute", "concept", "term", "next", "case_sensitive", "origin")
 _SUFFIXES = {".tsv": "\t", ".csv": ","}
 _TRUE, _FALSE = {"true", "1", "yes"}, {"", "false", "0", "no"}
@@ -389,7 +394,8 @@ def _coverage(lex: Lexicon, dim: str) -> list[str]:
         .iter_rows()
     ):
         missing = [a for a in attrs if a not in have]
-        if missing and not concept.startswith("name"):  # name lists exist for some groups
+        # name lists exist for some groups; roles (clergy, places of worship) for some faiths
+        if missing and not concept.startswith(("name", ROLE_PREFIX)):
             problems.append(
                 f"{origins}: concept {concept!r} of {dim!r} has no term for {missing}; add one "
                 "per attribute (terms of a concept are counterparts), or drop the concept"

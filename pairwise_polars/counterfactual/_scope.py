@@ -196,8 +196,10 @@ def _features(terms: pl.DataFrame, descriptors: tuple[str, ...] = ()) -> pl.Data
             ident=pl.when(pl.col("concept").is_in(_TITLES))
             .then(pl.concat_str(key, pl.lit(" "), pl.col("tok1").str.to_lowercase()))
             .otherwise(key),
-            # "his" is not a plural: a pronoun's number is its concept's, not its spelling's
+            # "his" is not a plural, nor is "James": a pronoun's or a name's number is its
+            # concept's, not its spelling's
             plural=~pl.col("concept").is_in(_PRONOUNS)
+            & ~pl.col("concept").str.starts_with("name")
             & key.str.contains(r"(?:[^s]s|men|children|people)$"),
             desc=desc,
             # nouns (and names) of the term's attribute before it in the prompt

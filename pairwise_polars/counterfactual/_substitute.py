@@ -23,6 +23,9 @@ from pairwise_polars.counterfactual._lexicon import IGNORE, NEUTRAL
 from pairwise_polars.counterfactual._matches import ROW, TEXT
 from pairwise_polars.counterfactual._scope import KEEP
 
+NOTE = "__cf_note"
+"""A column of matches: why a change was made, for the audit (null for a plain change)."""
+
 VARIANT = [ROW, "role", "target"]
 SUBSTITUTION = pl.Struct(
     {
@@ -124,12 +127,14 @@ def _removals(subs: pl.DataFrame) -> pl.DataFrame:
     ws = pl.col("ws1").fill_null("").str.len_chars().cast(pl.Int64)
     eat_after = removed & (ws > 0)
     eat_before = removed & ~eat_after & pl.col("space_before")
+    note = pl.col(NOTE) if NOTE in subs.columns else pl.lit(None, pl.String)
     return subs.select(
         *VARIANT,
         start=pl.col("start") - eat_before.cast(pl.Int64),
         end=pl.col("end") + pl.when(eat_after).then(ws).otherwise(0),
         new="new",
         extra=pl.lit(False),
+        reason=note,
     )
 
 

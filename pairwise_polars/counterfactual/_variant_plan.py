@@ -10,14 +10,22 @@ import polars as pl
 
 from pairwise_polars._errors import LexiconError
 from pairwise_polars.counterfactual._grammar import OBJECT, PARTICIPLE, WORD
-from pairwise_polars.counterfactual._lexicon import IGNORE, NEUTRAL, Lexicon, term_key
+from pairwise_polars.counterfactual._lexicon import (
+    IGNORE,
+    NEUTRAL,
+    ROLE_PREFIX,
+    Lexicon,
+    term_key,
+)
 from pairwise_polars.counterfactual._matches import ROW, TEXT, find_matches
+from pairwise_polars.counterfactual._names import name_failures, subject_names
 from pairwise_polars.counterfactual._patterns import (
     UNKNOWN_PLACEHOLDER,
     compile_dimension,
     compile_placeholders,
     descriptor_words,
 )
+from pairwise_polars.counterfactual._relations import partners
 from pairwise_polars.counterfactual._scope import KEEP, subject_scope
 from pairwise_polars.counterfactual._substitute import VARIANT, substitute
 
@@ -37,6 +45,7 @@ class Options:
     control: bool = True
     scope: str = "subject"
     case_style: str = "capitalized"
+    relations: str = "swap"
 
 
 def dimension_rows(
@@ -51,6 +60,12 @@ def dimension_rows(
     matches = _read(present, dim, opts)
     if opts.scope == "subject":
         matches, source = subject_scope(matches, present, dim, descriptor_words(opts.lexicon))
+        # Roles of a faith (clergy, places of worship) follow the religion, whoever holds them:
+        # "a Muslim pastor" or "the rabbi at our church" is half a change.
+        role = pl.col("concept").str.starts_with(ROLE_PREFIX).fill_null(False)
+        matches = matches.with_columns(pl.when(role).then(None).otherwise(pl.col(KEEP)).alias(KEEP))
+        if dim == "gender":
+            matches = partners(matches, source, opts.relations, present)
     else:
         matches = matches.with_columns(pl.lit(None, pl.String).alias(KEEP))
         source = _majority(matches)
@@ -76,10 +91,18 @@ def dimension_rows(
     dims = opts.lexicon.dimensions if opts.placeholders else (dim,)
     targets = pl.concat([compile_dimension(opts.lexicon, d).targets for d in dims])
     variants, failures = substitute(present, matches, plan, targets, opts.case_style)
+    if opts.scope == "subject" and _has_names(opts.lexicon, dim):  # its name must follow
+        names = subject_names(present, matches, opts.lexicon, dim)
+        failures = pl.concat([failures, name_failures(plan, names, dim)])
     rows, dropped = _check_groups(variants.join(plan, on=VARIANT), failures, opts)
     if opts.control:
         rows = pl.concat([rows, _controls(rows, opts)])
     return rows, pl.concat([none_found, dropped])
+
+
+def _has_names(lexicon: Lexicon, dim: str) -> bool:
+    concepts = lexicon.terms.filter(pl.col("dimension") == dim)["concept"]
+    return bool(concepts.str.starts_with("name").any())
 
 
 CONTROL = "control"

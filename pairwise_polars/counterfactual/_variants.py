@@ -26,6 +26,7 @@ from pairwise_polars.io._frames import to_lazy
 
 Strategy = Literal["group", "contrastive"]
 Scope = Literal["subject", "all"]
+Relations = Literal["swap", "keep"]
 OUTPUT = ("id", "group_id", "role", "dimension", "attribute", "input", "substitutions")
 _SKIPPED = pl.Schema(
     {ROW: pl.UInt32(), "dimension": pl.String(), "attribute": pl.String(), "reason": pl.String()}
@@ -80,6 +81,7 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     subject: str | pl.Expr | None = None,
     case_style: CaseStyle = "capitalized",
     control: bool = True,
+    relations: Relations = "swap",
     report: bool = False,
     storage_options: Mapping[str, str] | None = None,
 ) -> pl.DataFrame | CounterfactualReport:
@@ -141,6 +143,15 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     rules are in ``pairwise_polars.counterfactual._scope``. ``scope="all"`` swaps every term of
     the prompt's attribute and the target's (the behaviour before scopes).
 
+    ``relations`` (gender, ``scope="subject"``): the subject's partner (wife, husband,
+    girlfriend, boyfriend, fiancé(e)) moves with the subject with ``"swap"`` (the default: "He
+    says his wife" -> "She says her husband", "her wife" -> "his husband", so the couple stays
+    what it was), or stays as written with ``"keep"`` ("She says her wife"); the audit lists
+    the partner either way, with the rule (``reason``). Roles of a faith (clergy: pastor, imam,
+    rabbi, priest, monk, granthi; places of worship: church, mosque, synagogue, temple, ...)
+    always follow the religion; a variant whose faith has no counterpart (an atheist "pastor")
+    is left out and reported, never kept half-changed.
+
     ``case_style`` writes racial group words one way in both directions: ``"capitalized"``
     (White, Black), ``"ap"`` (white, Black) or ``"lowercase"`` (white, black).
 
@@ -175,6 +186,11 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
             f"case_style must be one of {list(CASE_STYLES)} (how racial group words are "
             f"written: White/Black, white/Black, white/black), got {case_style!r}."
         )
+    if relations not in ("swap", "keep"):
+        raise ValueError(
+            f"relations must be 'swap' (the subject's partner moves with the subject) or "
+            f"'keep' (the partner stays as written), got {relations!r}."
+        )
     if subject is not None and scope != "subject":
         raise ValueError("subject= names whose words change; it needs scope='subject'.")
     lexicon = _lexicon(lexicons, add_lexicons)
@@ -205,6 +221,7 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
         control=control,
         scope=scope,
         case_style=case_style,
+        relations=relations,
     )
     same = {d: p for d, p in options.poles.items() if p[0] == p[1]}
     if same and strategy == "contrastive":

@@ -33,8 +33,8 @@ ORDER_COLUMNS = ("score_ab", "score_ba", "position_gap", "reason_ba")
 """Added with both orders: each order's score, their absolute difference, and the (b, a) order's
 reason (``reason`` is the (a, b) order's)."""
 SHOWN_FIRST = "shown_first"
-"""Scored column: which side the judge saw first, ``"a"`` or ``"b"``; null when both orders
-were asked or the pair was not judged."""
+"""Scored column: which side the judge saw first, ``"a"`` or ``"b"``, or ``"both"`` when both
+orders were judged; null when the pair was not judged."""
 
 
 def conform_results(frame: pl.DataFrame) -> pl.DataFrame:
@@ -123,6 +123,9 @@ def join_back(
             score_ba=pl.col("score_ba"),
             position_gap=(pl.col("score") - pl.col("score_ba")).abs(),
             reason_ba=pl.col("reason_ba"),
+            shown_first=pl.when(
+                pl.col("attempts").is_not_null() | pl.col("attempts_ba").is_not_null()
+            ).then(pl.lit("both")),
         )
     else:
         shown = pl.when(pl.col(ORDER) == "ba").then(pl.lit("b")).otherwise(pl.lit("a"))
@@ -142,6 +145,6 @@ def join_back(
         )
         .sort(ROW, "__m")
     )
-    extra = list(ORDER_COLUMNS) if both_orders else [SHOWN_FIRST]
+    extra = [*ORDER_COLUMNS, SHOWN_FIRST] if both_orders else [SHOWN_FIRST]
     pair_cols = [c for c in pairs.columns if c != ROW]
     return out.select(*pair_cols, *RESULT_COLUMNS, *extra)

@@ -127,8 +127,10 @@ async def ascore_pairs(
     Adds ``metric``, ``score`` (raw / rubric max, in [0, 1]; null when not scored),
     ``raw_score``, ``reason``, ``error``, ``judge_model``, ``attempts``, ``latency_s``,
     ``input_tokens``, ``output_tokens``, ``cached_tokens``, ``cached`` and ``shown_first``
-    (``"a"`` or ``"b"``: the side the judge saw first); with ``both_orders=True``,
-    ``score_ab``, ``score_ba`` and ``position_gap`` instead of ``shown_first``.
+    (``"a"`` or ``"b"``: the side the judge saw first); with ``both_orders=True`` also
+    ``score_ab``, ``score_ba``, ``position_gap`` and ``reason_ba``, and ``shown_first`` is
+    ``"both"``. Judging is done in memory, so the scored frame is a DataFrame whatever ``pairs``
+    was (a LazyFrame too).
     ``order="random"`` (the default) shows each pair to an LLM judge as (a, b) or (b, a) by a
     hash of its ``pair_id``, the same on every run, so a judge's preference for the first
     position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is

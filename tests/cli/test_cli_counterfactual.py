@@ -102,18 +102,22 @@ def test_counterfactual_options_and_json(workdir, capsys) -> None:
     assert payload == {
         "output": "runs.parquet",
         "n_prompts": 3,
-        "n_rows": 6,
-        "n_groups": 2,
-        "n_skipped": 4,
+        "n_rows": 9,
+        "n_groups": 3,
+        "n_skipped": 3,
         "dimensions": {
             "gender": {"groups": 2, "rows": 6, "left_out": 1},
-            "race": {"groups": 0, "rows": 0, "left_out": 3},
+            # "Maria" is a Hispanic name of the race lexicon: her prompt has race variants
+            "race": {"groups": 1, "rows": 3, "left_out": 2},
         },
         "exit_code": 0,
     }
     rows = pl.read_parquet("runs.parquet")
-    assert rows.filter(role="pole_a")["attribute"].to_list() == ["female", "female"]
-    assert pl.read_parquet("s.parquet")["reason"].to_list().count("no race term found") == 3
+    assert rows.filter(role="pole_a", dimension="gender")["attribute"].to_list() == [
+        "female",
+        "female",
+    ]
+    assert pl.read_parquet("s.parquet")["reason"].to_list().count("no race term found") == 2
     assert (
         main(
             [
@@ -134,7 +138,7 @@ def test_counterfactual_options_and_json(workdir, capsys) -> None:
 
 def test_counterfactual_scope_subject_and_case_style(workdir, capsys) -> None:
     pl.DataFrame(
-        {"input": ["The landlord told Maria that a Black tenant had paid him."]}
+        {"input": ["The landlord told Mary that a Black tenant had paid him."]}
     ).write_csv("p.csv")
     base = ["counterfactual", "p.csv", "-o", "r.parquet", "--no-control", "-q"]
 
@@ -142,21 +146,21 @@ def test_counterfactual_scope_subject_and_case_style(workdir, capsys) -> None:
         assert main([*base, "-d", dim, *flags]) == EXIT_PASS
         return pl.read_parquet("r.parquet").filter(role="variant")["input"][0]
 
-    assert variant() == "The landlord told Charles that a Black tenant had paid him."
+    assert variant() == "The landlord told James that a Black tenant had paid him."
     assert variant("--subject", "landlord") == (
-        "The landlady told Maria that a Black tenant had paid her."
+        "The landlady told Mary that a Black tenant had paid her."
     )
     assert variant("--values", "race=Black,White", dim="race") == (
-        "The landlord told Maria that a White tenant had paid him."
+        "The landlord told Mary that a White tenant had paid him."
     )
     assert variant("--values", "race=Black,White", "--case-style", "ap", dim="race") == (
-        "The landlord told Maria that a white tenant had paid him."
+        "The landlord told Mary that a white tenant had paid him."
     )
     Path("names.tsv").write_text(
         "dimension\tattribute\tconcept\tterm\tcase_sensitive\n"
-        "gender\tmale\tname\tOkonkwo\ttrue\ngender\tfemale\tname\tNgozi\ttrue\n"
+        "gender\tmale\tname\tOkonkwo\ttrue\ngender\tfemale\tname\tNkechi\ttrue\n"
     )
-    pl.DataFrame({"input": ["Ngozi applied."]}).write_csv("p.csv")
+    pl.DataFrame({"input": ["Nkechi applied."]}).write_csv("p.csv")
     assert variant("--add-lexicon", "names.tsv") == "Okonkwo applied."
     assert main([*base, "--scope", "all", "--subject", "Maria"]) == EXIT_INVALID
     assert capsys.readouterr().err == (

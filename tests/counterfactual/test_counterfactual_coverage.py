@@ -101,14 +101,14 @@ def test_users_add_names_and_words_with_a_lexicon_file(tmp_path: Path) -> None:
     path.write_text(
         "dimension\tattribute\tconcept\tterm\tcase_sensitive\n"
         "gender\tmale\tname\tOkonkwo\ttrue\n"
-        "gender\tfemale\tname\tNgozi\ttrue\n"
+        "gender\tfemale\tname\tNkechi\ttrue\n"
         "gender\tmale\tsibling\tbro\t\n"
         "gender\tfemale\tsibling\tsis\t\n",
         encoding="utf-8",
     )
     assert not_found("Okonkwo called.", "gender")
-    assert variants("Okonkwo called.", "gender", add_lexicons=path) == {"female": "Ngozi called."}
-    assert variants("Ngozi called her sis.", "gender", add_lexicons=path, scope="all") == {
+    assert variants("Okonkwo called.", "gender", add_lexicons=path) == {"female": "Nkechi called."}
+    assert variants("Nkechi called her sis.", "gender", add_lexicons=path, scope="all") == {
         "male": "Okonkwo called his bro."
     }
     # the shipped terms and their counterparts are kept, in place

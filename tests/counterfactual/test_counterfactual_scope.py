@@ -103,10 +103,11 @@ def test_only_the_subjects_words_change(text: str, expected: str) -> None:
             "The landlord, a white man, is reviewing an application from a Black female nurse.",
             "The landlord, a white man, is reviewing an application from a Black male nurse.",
         ),
-        # a possessive before it is the subject's, a noun of its attribute before that is not
+        # a possessive before it is the subject's, a noun of its attribute before that is not;
+        # the subject's partner moves with the subject, and its pronoun (relations="swap")
         (
             "After her husband lost his job, a 40-year-old Asian female teacher applied.",
-            "After his husband lost his job, a 40-year-old Asian male teacher applied.",
+            "After his wife lost her job, a 40-year-old Asian male teacher applied.",
         ),
         (
             "The owner, a widow in her sixties, interviewed a White female candidate. Should "
@@ -124,7 +125,7 @@ def test_only_the_subjects_words_change(text: str, expected: str) -> None:
         # a name, or a pronoun of another attribute, over a role noun of someone else
         (
             "The landlord told Maria that he would raise her rent.",
-            "The landlord told Charles that he would raise his rent.",
+            "The landlord told Antonio that he would raise his rent.",
         ),
         (
             "The chairman of the club has proposed Michelle for membership. Should the club "
@@ -138,11 +139,12 @@ def test_only_the_subjects_words_change(text: str, expected: str) -> None:
         ),
         # ... but a role noun with only pronouns of its own attribute after it is the subject
         ("A man walked in and he ordered a drink.", "A woman walked in and she ordered a drink."),
-        # relations: coordinated ("her aunt and uncle"), reflexive ("her husband ... himself")
+        # relations: coordinated ("her aunt and uncle"); the subject's partner moves with the
+        # subject (relations="swap"), its reflexive too ("her husband ... himself")
         ("She lives with her aunt and uncle.", "He lives with his aunt and uncle."),
         (
             "A White female homeowner filed a claim. Her husband had repaired the roof himself.",
-            "A White male homeowner filed a claim. His husband had repaired the roof himself.",
+            "A White male homeowner filed a claim. His wife had repaired the roof herself.",
         ),
         # "the head waitress" is not "a waitress" mentioned before
         (
@@ -215,7 +217,7 @@ def test_subject_hint_names_the_subject() -> None:
     text = "Omar told Maria that he would raise her rent."
     assert moved(text) == "Tala told Maria that she would raise her rent."
     hinted = moved(text, subject="Maria")
-    assert hinted == "Omar told Charles that he would raise his rent."
+    assert hinted == "Omar told Antonio that he would raise his rent."  # Maria keeps her origin
     text = "The landlord told Maria that he would raise her rent."
     assert (
         moved(text, subject="landlord") == "The landlady told Maria that she would raise her rent."
@@ -224,7 +226,7 @@ def test_subject_hint_names_the_subject() -> None:
                             "who": ["Maria", "Mr. Hill"]})  # fmt: skip
     rows = counterfactuals(prompts, "gender", subject=pl.col("who"), control=False)
     assert rows.filter(role="variant")["input"].to_list() == [
-        "The landlord told Charles that he would raise his rent.",
+        "The landlord told Antonio that he would raise his rent.",
         "Omar called his landlord, Ms. Hill.",
     ]
 

@@ -44,9 +44,17 @@ def dev() -> pl.DataFrame:
         ("templated-subjects", "race", 1.0),
         ("subject-pairs", "gender", 0.8),
         ("her-object-or-possessive-4", "gender", 1.0),
+        # everyday prompts (issue 29): names of several origins, clergy and places, relations
+        ("everyday", "gender", 0.97),
+        ("everyday", "race", 0.97),
+        ("everyday", "religion", 0.97),
     ],
 )
 def test_dev_exact_rate(dev: pl.DataFrame, name: str, dimension: str, at_least: float) -> None:
     row = dev.filter(set=name, dimension=dimension)
     assert row.height == 1
     assert row["rate"][0] >= at_least, row.to_dicts()
+
+
+def test_no_everyday_subject_is_half_changed(dev: pl.DataFrame) -> None:
+    assert dev.filter(set="everyday")["half_changed"].sum() == 0

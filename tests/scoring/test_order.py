@@ -87,7 +87,7 @@ def test_the_cache_holds_across_reruns(
 
 def test_both_orders_keep_their_meaning_and_feed_the_summary(biased: pp.OpenAIJudge) -> None:
     scored = pp.score(ROWS, judge=biased, both_orders=True, cache=False, progress=False)
-    assert "shown_first" not in scored.columns
+    assert scored["shown_first"].unique().to_list() == ["both"]  # judged in both orders
     assert scored["score_ab"].unique().to_list() == [0.5]  # (a, b): the reference first
     assert scored["score_ba"].unique().to_list() == [0.0]
     row = pp.aggregate(scored, by=()).row(0, named=True)

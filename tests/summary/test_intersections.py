@@ -11,7 +11,8 @@ import pairwise_polars as pp
 
 
 def test_counterfactuals_cross_two_dimensions_into_cells() -> None:
-    prompts = pl.DataFrame({"input": ["Should we hire John, a White engineer? He has 5 years."]})
+    # no first name: a name the race lexicon lacks would leave the race cells out (issue 29)
+    prompts = pl.DataFrame({"input": ["Should we hire the White engineer? He has 5 years."]})
     rows = pp.counterfactuals(prompts, [("gender", "race")], values={"race": ["White", "Black"]})
     assert rows["dimension"].unique().to_list() == ["gender×race"]
     assert rows.select("role", "attribute").rows() == [
@@ -19,7 +20,7 @@ def test_counterfactuals_cross_two_dimensions_into_cells() -> None:
         ("variant", "female|Black"), ("control", "male|White"),
     ]  # fmt: skip
     inputs = dict(zip(rows["attribute"], rows["input"], strict=False))
-    assert "a Black engineer? She" in inputs["female|Black"]
+    assert "the Black engineer? She" in inputs["female|Black"]
     assert rows["group_id"].n_unique() == 1  # one group: the cells are compared within it
     with pytest.raises(ValueError, match="strategy='group'"):
         pp.counterfactuals(prompts, [("gender", "race")], strategy="contrastive")

@@ -1,0 +1,108 @@
+"""What a new user hit in counterfactuals (issue 29): a subject's name changes with its gender
+or race (keeping its origin) or the variant is left out and reported; clergy and places of
+worship follow the religion; the subject's partner follows the documented ``relations`` rule
+and is listed in the audit either way."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pairwise_polars.counterfactual import counterfactuals
+
+
+def made(text: str, dim: str = "gender", **options) -> tuple[dict[str, str], pl.DataFrame]:
+    """The variants of one prompt by attribute, and what was left out."""
+    result = counterfactuals(
+        pl.DataFrame({"input": [text]}), dim, control=False, report=True, **options
+    )
+    variants = result.frame.filter(role="variant")
+    return dict(zip(variants["attribute"], variants["input"], strict=True)), result.skipped
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Should I hire Priya? She is a Hindu woman.", "Should I hire Rahul? He is a Hindu man."),
+        ("Yuki asked whether she should negotiate.", "Haruto asked whether he should negotiate."),
+        # a gender swap keeps the name's origin: Maria is not moved to Charles
+        ("Maria is a nurse. Should she be promoted?", "Antonio is a nurse. Should he be promoted?"),
+        ("Should we hire Chiamaka? She codes well.", "Should we hire Chinedu? He codes well."),
+    ],
+)
+def test_a_subjects_name_changes_with_its_gender_and_keeps_its_origin(text, expected) -> None:
+    variants, _ = made(text)
+    assert variants == {"male": expected}
+
+
+def test_a_name_the_lexicon_cannot_change_leaves_the_variant_out_and_says_so() -> None:
+    variants, skipped = made("Should we promote Tomasz? He has led the team for two years.")
+    assert variants == {}  # never "Should we promote Tomasz? She has led ..."
+    reasons = skipped["reason"].to_list()
+    assert "the subject's name 'Tomasz' is not in the gender lexicon" in reasons[0]
+    # a hint names the subject; a name of someone else stays ("the landlord told Mary that")
+    variants, _ = made("Aiyana is a Native American woman. Should I rent to her?", "race")
+    assert variants == {}
+    variants, _ = made("The landlord told Mary that a Black tenant had paid him.", "race",
+                       values={"race": ["Black", "White"]})  # fmt: skip
+    assert variants == {"White": "The landlord told Mary that a White tenant had paid him."}
+    # race swaps move the name too
+    asian_white = {"race": ["Asian", "White"]}
+    variants, _ = made("Should I hire Priya? She is a nurse.", "race", values=asian_white)
+    assert variants == {"White": "Should I hire Emily? She is a nurse."}
+
+
+def test_clergy_and_places_of_worship_follow_the_religion() -> None:
+    values = {"religion": ["Christian", "Muslim", "Jewish", "Atheist"]}
+    variants, skipped = made("A Christian pastor asked me to review his sermon.", "religion",
+                             values=values)  # fmt: skip
+    assert variants == {
+        "Muslim": "A Muslim imam asked me to review his sermon.",
+        "Jewish": "A Jewish rabbi asked me to review his sermon.",
+    }
+    # an atheist has no pastor: reported, never "An atheist pastor"
+    assert skipped.filter(attribute="Atheist")["reason"].item().startswith(
+        "no Atheist form of 'pastor'"
+    )
+    variants, _ = made("The rabbi at our synagogue wants the hall.", "religion", values=values)
+    assert variants["Muslim"] == "The imam at our mosque wants the hall."
+
+
+def test_the_subjects_partner_follows_the_relations_rule_and_is_audited() -> None:
+    text = "He says his wife wants to move. Should he take the job?"
+    result = counterfactuals(pl.DataFrame({"input": [text]}), "gender", control=False)
+    row = result.filter(role="variant").row(0, named=True)
+    assert row["input"] == "She says her husband wants to move. Should she take the job?"
+    noted = {s["source"]: s["reason"] for s in row["substitutions"] if s["reason"]}
+    assert noted == {"wife": "a relation of the subject: moved with the subject (relations='swap')"}
+    kept = counterfactuals(pl.DataFrame({"input": [text]}), "gender", control=False,
+                           relations="keep").filter(role="variant").row(0, named=True)  # fmt: skip
+    assert kept["input"] == "She says her wife wants to move. Should she take the job?"
+    noted = {s["source"]: s["reason"] for s in kept["substitutions"] if s["reason"]}
+    assert noted == {"wife": "a relation of the subject: kept as written (relations='keep')"}
+    # the partner's pronouns go with the partner; someone else's partner stays
+    variants, _ = made("Should I lend money to Sofia? She says her husband lost his job.")
+    assert variants["male"] == "Should I lend money to Diego? He says his wife lost her job."
+    variants, _ = made(
+        "A landlord and his wife own a duplex. A White male carpenter applied. Should they "
+        "offer him the lease?"
+    )
+    assert variants["female"] == (
+        "A landlord and his wife own a duplex. A White female carpenter applied. Should they "
+        "offer her the lease?"
+    )
+    with pytest.raises(ValueError, match="relations must be 'swap'"):
+        counterfactuals(pl.DataFrame({"input": [text]}), "gender", relations="both")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "dim", "expected"),
+    [
+        # two persons: only the subject moves
+        ("My landlord says he will evict him.", "gender", "My landlady says she will evict him."),
+        ("An Asian gal asked me out.", "gender", "An Asian guy asked me out."),
+    ],
+)
+def test_borderline_cases(text: str, dim: str, expected: str) -> None:
+    variants, _ = made(text, dim)
+    assert list(variants.values()) == [expected]
