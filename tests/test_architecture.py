@@ -12,6 +12,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("io",),  # input kinds and parquet sources
     ("pairing",),  # columns, group checks, self-joins
     ("metrics",),  # metric definitions and templates
+    ("labels",),  # human labels of pairs, the judge's agreement with them, what to label
     ("engine",),  # HTTP endpoint, limits, retries, caches, the cached map, progress
     ("judges",),  # the protocol, OpenAI chat and batch judges, the heuristic judge
     ("scoring",),  # prepare once, the judge map, plan

@@ -12,8 +12,10 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
+from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
 from pairwise_polars.summary._excess import excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
+from pairwise_polars.summary._ppi import PPI_COLUMNS, label_sums, ppi_sums, with_ppi
 from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -51,7 +53,7 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS}
+    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS}
     return [c for c in summary.columns if c not in known]
 
 
@@ -69,6 +71,7 @@ def aggregate(
     divergence_threshold: float = 0.5,
     confidence: float = 0.95,
     group_by: str = "group_id",
+    labels: DataLike | None = None,
 ) -> pl.DataFrame:
     """Summarise scored pairs: one row per metric and slice of ``by`` (``by=()``: overall;
     by default ``dimension`` when the frame has that column, else overall).
@@ -93,6 +96,16 @@ def aggregate(
     with ``_low`` / ``_high`` bounds over groups (see :mod:`pairwise_polars.summary._excess`).
     The figures are null when a slice has no scored control pair.
 
+    ``labels`` (a frame or a file of human labels: ``pair_id`` or ``group_id``, ``id_a``,
+    ``id_b``; ``metric``; ``label`` on the metric's rubric; see
+    :func:`~pairwise_polars.sample_for_labelling`) adds the prediction-powered estimates
+    (PPI++): ``equivalence_rate_ppi``, ``divergence_rate_ppi``, ``mean_divergence_ppi`` and
+    ``excess_divergence_ppi``, each with ``_ppi_low`` / ``_ppi_high`` bounds, and
+    ``n_labelled`` (pairs both labelled and scored). They estimate what people would say of
+    every pair, correcting the judge's bias with the labels, whatever that bias is (see
+    :mod:`pairwise_polars.summary._ppi`). A scored frame from ``score(..., labels=...)``
+    carries its labels (``label``, ``raw_label``) and needs no ``labels`` here.
+
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
     ...     "dimension": "gender", "score": [0.0, 0.5, None], "error": [None, None, "timeout"]})
@@ -102,6 +115,8 @@ def aggregate(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     frame, _ = to_lazy(scored)
+    if labels is not None:
+        frame = attach_labels(frame, labels)
     schema = frame.collect_schema()
     by = default_slices(schema) if by is None else list(by)
     needed = ["metric", "score", group_by, *by]
@@ -125,6 +140,15 @@ def aggregate(
         equivalence_threshold=equivalence_threshold,
         divergence_threshold=divergence_threshold,
     )
+    if {LABEL, RAW_LABEL} <= set(schema.names()):
+        labelled = label_sums(
+            frame,
+            keys,
+            group_by,
+            equivalence_threshold=equivalence_threshold,
+            divergence_threshold=divergence_threshold,
+        )
+        sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
     return combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
 
 
@@ -138,10 +162,12 @@ def combine(
     """Stage two of :func:`aggregate`: the summary (``keys`` then ``SUMMARY_COLUMNS``, sorted
     by the keys) from per-group sums (:func:`~pairwise_polars.summary._sums.group_sums` with
     the same ``keys``, possibly merged from blocks) and, for ``top_error``, the error counts of
-    :func:`~pairwise_polars.summary._sums.error_sums`. Raises :class:`ScoreError` when a score
-    lies outside [0, 1]."""
+    :func:`~pairwise_polars.summary._sums.error_sums`. With the sums of
+    :func:`~pairwise_polars.summary._ppi.label_sums` beside them, the ``PPI_COLUMNS`` follow.
+    Raises :class:`ScoreError` when a score lies outside [0, 1]."""
     keys = list(keys)
     n_scored = pl.col("n_scored")
+    labelled = "n_labelled" in sums.lazy().collect_schema()
     per_slice = (
         # Every column as a sort key: the float sums over groups (and so the intervals) come
         # out the same to the last bit whatever order the rows or the blocks arrived in.
@@ -165,6 +191,7 @@ def combine(
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
             pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
             *excess_sums(),
+            *(ppi_sums() if labelled else []),
         )
         .collect()
     )
@@ -174,7 +201,10 @@ def combine(
             f"{bad['n_out_of_range'].sum()} scores lie outside [0, 1]; aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
-    summary = with_excess(with_intervals(per_slice, confidence), confidence)
+    summary = with_intervals(per_slice, confidence)
+    if labelled:
+        summary = with_ppi(summary, confidence)
+    summary = with_excess(summary, confidence)
     both = pl.col("n_both_orders")
     summary = summary.with_columns(
         mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),
@@ -193,6 +223,10 @@ def combine(
             if c != "top_error"
         ],
         pl.col("top_error").cast(pl.String),
+        *[
+            pl.col(c).cast(pl.Int64 if c == "n_labelled" else pl.Float64)
+            for c in (PPI_COLUMNS if labelled else ())
+        ],
     ).sort(keys, nulls_last=True)
 
 

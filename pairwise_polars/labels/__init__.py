@@ -1,0 +1,13 @@
+"""Human labels of pairs: read and checked against the scored pairs and the metric's rubric,
+the judge's agreement with them, and which pairs to give people to label."""
+
+from pairwise_polars.labels._labels import (
+    LABEL,
+    PAIR_KEYS,
+    RAW_LABEL,
+    attach_labels,
+    read_labels,
+    rubric_maxima,
+)
+
+__all__ = ["LABEL", "PAIR_KEYS", "RAW_LABEL", "attach_labels", "read_labels", "rubric_maxima"]
