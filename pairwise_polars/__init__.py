@@ -37,12 +37,20 @@ from pairwise_polars.judges import (
     OpenAIJudge,
 )
 from pairwise_polars.judges.heuristic import offline_scores
+from pairwise_polars.labels import sample_for_labelling
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
 from pairwise_polars.scoring import Plan, Usage, ascore, ascore_pairs, plan, score, score_pairs
-from pairwise_polars.summary import GateResult, aggregate, gate, summarize
+from pairwise_polars.summary import (
+    GateResult,
+    JudgeAgreement,
+    aggregate,
+    gate,
+    judge_agreement,
+    summarize,
+)
 
 OfflineRun = ParquetRun
 """The former name of :class:`ParquetRun` ("offline" now names nothing else in the package);
@@ -60,6 +68,7 @@ __all__ = [
     "HeuristicJudge",
     "InvalidGroupsError",
     "Judge",
+    "JudgeAgreement",
     "JudgeError",
     "JudgeTraits",
     "JudgementCache",
@@ -96,10 +105,12 @@ __all__ = [
     "form_pairs",
     "gate",
     "get_metric",
+    "judge_agreement",
     "load_metric",
     "metric_names",
     "offline_scores",
     "plan",
+    "sample_for_labelling",
     "score",
     "score_pairs",
     "score_parquet",

@@ -9,5 +9,14 @@ from pairwise_polars.labels._labels import (
     read_labels,
     rubric_maxima,
 )
+from pairwise_polars.labels._sample import sample_for_labelling
 
-__all__ = ["LABEL", "PAIR_KEYS", "RAW_LABEL", "attach_labels", "read_labels", "rubric_maxima"]
+__all__ = [
+    "LABEL",
+    "PAIR_KEYS",
+    "RAW_LABEL",
+    "attach_labels",
+    "read_labels",
+    "rubric_maxima",
+    "sample_for_labelling",
+]

@@ -15,6 +15,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._agreement import JudgeAgreement, judge_agreement
 from pairwise_polars.summary._gate import (
     DEFAULT_MAX_ERROR_RATE,
     ERROR_GATE,
@@ -37,6 +38,7 @@ __all__ = [
     "SCOPE",
     "SUMMARY_COLUMNS",
     "GateResult",
+    "JudgeAgreement",
     "aggregate",
     "check_threshold",
     "combine",
@@ -45,6 +47,7 @@ __all__ = [
     "gate",
     "gate_summary",
     "group_sums",
+    "judge_agreement",
     "merge_sums",
     "slice_columns",
     "summarize",

@@ -13,7 +13,9 @@ all pairs whatever the judge's bias: ``lambda = 0`` is the labels alone, ``lambd
 plain prediction-powered estimate.
 
 Groups are the unit, as for every interval of the summary. ``theta`` is a smooth function of
-per-group sums, so its cluster-robust (linearised) variance is ``V = G/(G-1) * sum_g r_g^2`` with
+per-group sums, so its cluster-robust (linearised) variance is ``V = H/(H-1) * sum_g r_g^2``
+(``H``: the groups with a labelled pair, whose residuals carry nearly all of ``V``; the
+small-sample factor of all ``G`` groups would be too small) with
 
 ``r_g = u_g - lambda * (v_g - w_g)``, ``u_g = (l_g - m_g L/M) / M``,
 ``v_g = (f_g - m_g F/M) / M``, ``w_g = (s_g - n_g S/N) / N``
@@ -53,15 +55,21 @@ FIGURES = {
     "mean_divergence": ("score_sum", "label_sum", "judged_sum"),
 }
 EXCESS = "excess_divergence"
+AGREEMENT = "label_agreement"
 PPI_COLUMNS = (
     "n_labelled",
     *[f"{name}{end}" for name in (*FIGURES, EXCESS) for end in ("_ppi", "_ppi_low", "_ppi_high")],
+    AGREEMENT,
 )
-"""Summary columns added when labels are given: the labelled pairs (scored by the judge too)
-and each figure's prediction-powered estimate with its bounds."""
+"""Summary columns added when labels are given: the labelled pairs (scored by the judge too),
+each figure's prediction-powered estimate with its bounds, and ``label_agreement``, the
+judge's quadratic weighted kappa against the labels on the labelled counterfactual pairs."""
 LABEL_SUM_COLUMNS = (
     "n_labelled",
     *[c for _, label, judged in FIGURES.values() for c in (label, judged)],
+    "label_sq_sum",
+    "judged_sq_sum",
+    "cross_sum",
     "n_control_labelled",
     "control_label_sum",
     "control_judged_sum",
@@ -102,6 +110,9 @@ def label_sums(
         judged_divergent=(f >= divergence_threshold).sum().cast(pl.Int64),
         label_sum=y.sum(),
         judged_sum=f.sum(),
+        label_sq_sum=(y * y).sum(),
+        judged_sq_sum=(f * f).sum(),
+        cross_sum=(y * f).sum(),
         n_control_labelled=pl.col(_CY).is_not_null().sum().cast(pl.Int64),
         control_label_sum=pl.col(_CY).sum(),
         control_judged_sum=pl.col(_CF).sum(),
@@ -154,7 +165,20 @@ def ppi_sums() -> list[pl.Expr]:
     lam = _tuned(u, d)
     estimate = (lam * cf[0] + cf[1] - lam * cf[2]) - (lam * co[0] + co[1] - lam * co[2])
     both = has & (pl.col("n_control_labelled").sum() > 0)
-    return out + _estimate(EXCESS, both, estimate, u - lam * d)
+    return [*out, *_estimate(EXCESS, both, estimate, u - lam * d), _kappa()]
+
+
+def _kappa() -> pl.Expr:
+    """Quadratic weighted kappa from moments: ``2 s_yf / (s_y^2 + s_f^2 + (mean y - mean
+    f)^2)`` (population moments), the same number as from the confusion table with weights
+    ``(i - j)^2``; null when it is 0/0 (every label and score one value)."""
+    m = pl.col("n_labelled").sum().cast(pl.Float64)
+    my, mf = pl.col("label_sum").sum() / m, pl.col("judged_sum").sum() / m
+    vy = pl.col("label_sq_sum").sum() / m - my * my
+    vf = pl.col("judged_sq_sum").sum() / m - mf * mf
+    cov = pl.col("cross_sum").sum() / m - my * mf
+    denominator = vy + vf + (my - mf) ** 2
+    return pl.when((m > 0) & (denominator > 1e-15)).then(2 * cov / denominator).alias(AGREEMENT)
 
 
 def _estimate(name: str, usable: pl.Expr, estimate: pl.Expr, r: pl.Expr) -> list[pl.Expr]:
@@ -178,10 +202,11 @@ def with_ppi(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
         degrees = sorted({int(v) for v in frame["__ppi_df"].drop_nulls().unique().to_list()})
         quantiles = {df: t_quantile(p, df) for df in degrees}
         q = pl.col("__ppi_df").replace_strict(quantiles, default=None, return_dtype=pl.Float64)
-        g = groups.cast(pl.Float64)
+        # The small-sample factor of the groups that carry the variance: the labelled ones.
+        g = pl.col("__ppi_label_groups").cast(pl.Float64)
         variance = g / (g - 1) * a
         estimate = pl.col(f"{name}_ppi")
-        bounded = estimate.is_not_null() & (groups > 1) & (pl.col("__ppi_label_groups") > 1)
+        bounded = estimate.is_not_null() & (groups > 1) & (g > 1)
         if name == EXCESS:
             half = q * variance.sqrt()
             low, high = (estimate - half).clip(-1.0, 1.0), (estimate + half).clip(-1.0, 1.0)

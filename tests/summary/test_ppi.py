@@ -49,7 +49,7 @@ def test_textbook_case_by_hand() -> None:
     d = [x / 72 for x in (3, -9, 3, -5, 1, 7)]
     r = [ui - lam * di for ui, di in zip(u, d, strict=True)]
     a, b = sum(x**2 for x in r), sum(x**4 for x in r)
-    variance = 6 / 5 * a
+    variance = 3 / 2 * a  # three groups carry labels
     df = min(max(math.floor(2 * a * a / (b - a * a / 6)), 1), 5)
     q = t_quantile(0.975, df)
     m = 25 / 58
@@ -112,11 +112,11 @@ def test_excess_is_the_difference_of_corrected_means() -> None:
 
 pairs_st = st.lists(
     st.tuples(st.integers(0, 7), st.integers(0, 4), st.one_of(st.none(), st.integers(0, 4))),
-    min_size=2, max_size=50,
+    min_size=2, max_size=30,
 )  # fmt: skip
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(pairs_st, st.randoms(use_true_random=False))
 def test_estimates_ignore_row_order_and_bounds_hold_them(
     data: list[tuple[int, int, int | None]], rnd: object
