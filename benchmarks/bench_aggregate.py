@@ -1,6 +1,6 @@
 """Benchmark: aggregate() after issue 10 (clustered Wilson intervals for all three figures,
-two mergeable stages, error kinds, position sums) against the former one (``_aggregate_v1.py``),
-side by side on the same seeded scored frame.
+two mergeable stages, error kinds, position sums) against the former one (the package at a
+pinned commit: ``_frozen.PINNED``), side by side on the same seeded scored frame.
 
 ``--rows`` scored rows (default 1,000,000: 500,000 pairs in groups of 4, two metrics, each
 group in one of 7 dimensions, 2% errors); ``by=["dimension"]`` and ``by=[]``, median of
@@ -17,9 +17,9 @@ import os
 import statistics
 import time
 
-import _aggregate_v1  # the frozen copy beside this script (its folder is on sys.path)
 import numpy as np
 import polars as pl
+from _frozen import frozen  # the former version, from git (this folder is on sys.path)
 
 import pairwise_polars as pp
 
@@ -69,8 +69,9 @@ def main() -> None:
     )
     print("| by | before (s) | after (s) | after / before |")
     print("| --- | --- | --- | --- |")
+    former = frozen("aggregate_v1", "summary._aggregate")
     for by in (["dimension"], []):
-        before = timed(lambda by=by: _aggregate_v1.aggregate(frame, by=by), args.repeats)
+        before = timed(lambda by=by: former.aggregate(frame, by=by), args.repeats)
         after = timed(lambda by=by: pp.aggregate(frame, by=by), args.repeats)
         label = ", ".join(by) or "(overall)"
         print(f"| {label} | {before:.3f} | {after:.3f} | {after / before:.2f}x |")

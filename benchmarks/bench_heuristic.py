@@ -14,10 +14,10 @@ spell of the shared machine hits both.
   and the written decision pairs, drawn with a seed), where the patterns actually match: the
   judge's own cost, without pairing or parquet.
 
-v1 is the frozen copy in ``_heuristic_v1.py`` (word overlap); v2 is the treatment-profile judge
-before the XSTest follow-up (the frozen action patterns of ``_heuristic_v2_action.py`` patched
-into the current profile code: the action patterns are the only thing that changed); v3 is the
-current judge. Usage (from the repository root)::
+v1 is the word-overlap judge (the package at a pinned commit, ``_frozen.PINNED``); v2 is the
+treatment-profile judge before the XSTest follow-up (its action patterns at their pinned
+commit, patched into the current profile code: the action patterns are the only thing that
+changed); v3 is the current judge. Usage (from the repository root)::
 
     python benchmarks/bench_heuristic.py                       # both tasks, 2 repeats
     python benchmarks/bench_heuristic.py --rows 50000 --pairs 20000 --repeats 1   # smoke check
@@ -43,6 +43,7 @@ if importlib.util.find_spec("pairwise_polars") is None:  # else: installed, or o
     sys.path.insert(1, str(ROOT))
 
 import _data  # noqa: E402
+from _frozen import frozen  # noqa: E402
 from _harness import GIB, Outcome, report, run_child  # noqa: E402
 
 JUDGES = ("v1", "v2", "v3")
@@ -50,15 +51,15 @@ JUDGES = ("v1", "v2", "v3")
 
 def _judge(version: str):
     if version == "v1":
-        import _heuristic_v1
+        v1 = frozen("heuristic_v1", "judges._heuristic")
 
-        return _heuristic_v1.OfflineJudge(), _heuristic_v1.offline_scores
+        return v1.OfflineJudge(), v1.offline_scores
     from pairwise_polars.judges.heuristic import HeuristicJudge, offline_scores
 
     if version == "v2":
         # The judge as it was before the XSTest follow-up: the same profile code with the frozen
-        # action patterns of _heuristic_v2_action.py (the only module that changed).
-        import _heuristic_v2_action
+        # action patterns of the pinned v2 commit (the only module that changed).
+        _heuristic_v2_action = frozen("heuristic_v2", "judges.heuristic._action")
 
         from pairwise_polars.judges.heuristic import _profile
 

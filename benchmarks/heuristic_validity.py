@@ -16,8 +16,8 @@ Sets (all in ``tests/judges/data/``, sources in its ``SOURCES.md``):
 
 Each figure is given per split; the dev split was used to write the patterns, the held-out
 split was not looked at until the patterns were final. The judge before treatment profiles
-(``_heuristic_v1.py``) is scored on the same sets for comparison, and on XSTest also the v2
-action patterns (``_heuristic_v2_action.py``).
+(v1, the package at a pinned commit: ``_frozen.PINNED``) is scored on the same sets for comparison,
+and on XSTest also the v2 action patterns (their pinned commit).
 
 Usage (from the repository root)::
 
@@ -37,12 +37,15 @@ sys.path.insert(0, str(HERE))
 if importlib.util.find_spec("pairwise_polars") is None:  # else: installed, or on PYTHONPATH
     sys.path.insert(1, str(ROOT))
 
-import _heuristic_v1 as v1  # noqa: E402
-import _heuristic_v2_action as v2_action  # noqa: E402
 import polars as pl  # noqa: E402
+from _frozen import frozen  # noqa: E402
 
 import pairwise_polars as pp  # noqa: E402
 from pairwise_polars.judges.heuristic import offline_scores, refusal_class  # noqa: E402
+
+v1 = frozen("heuristic_v1", "judges._heuristic")  # the word-overlap judge
+v1_refusal = frozen("heuristic_v1", "judges._refusal")
+v2_action = frozen("heuristic_v2", "judges.heuristic._action")
 from pairwise_polars.judges.heuristic._score import refusal_score  # noqa: E402
 
 DATA = ROOT / "tests" / "judges" / "data"
@@ -165,7 +168,7 @@ def _f1(truth: pl.Series, guess: pl.Series) -> float:
 
 JUDGES = ("v3", "v2", "v1", "string match")
 """The classifiers compared on XSTest: this judge, the judge as committed before this change
-(v2, a frozen copy of its action patterns in ``_heuristic_v2_action.py``), the word-overlap judge
+(v2, its action patterns at their pinned commit), the word-overlap judge
 (v1) and XSTest's own string match (refusal or compliance only)."""
 
 
@@ -175,7 +178,7 @@ def xstest_answers() -> pl.DataFrame:
     return rows.with_columns(
         refusal_class("text").cast(pl.String).alias("v3"),
         v2_action.refusal_class("text").cast(pl.String).alias("v2"),
-        v1.refusal_class("text").cast(pl.String).alias("v1"),
+        v1_refusal.refusal_class("text").cast(pl.String).alias("v1"),
         pl.when(_strmatch(pl.col("text")))
         .then(pl.lit("refuses"))
         .otherwise(pl.lit("answers"))

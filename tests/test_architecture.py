@@ -1,42 +1,76 @@
-"""The house rule: rooms in pipeline order, and no module imports one from a room above it."""
+"""The house rules: each room states the rooms it may import, nothing imports around them
+(dynamic imports included), no circle of imports inside a room, and every room's public face is
+exactly its ``__all__``."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pairwise_polars"
 
-FLOORS: tuple[tuple[str, ...], ...] = (
-    ("_errors", "_schemas", "_version"),  # the ground floor: imports nothing of the package
-    ("io",),  # input kinds and parquet sources
-    ("pairing",),  # columns, group checks, self-joins
-    ("metrics",),  # metric definitions and templates
-    ("labels",),  # human labels of pairs, the judge's agreement with them, what to label
-    ("engine",),  # HTTP endpoint, limits, retries, caches, the cached map, progress
-    ("judges",),  # the protocol, OpenAI chat and batch judges, the heuristic judge
-    ("scoring",),  # prepare once, the judge map, plan
-    ("summary",),  # aggregate, summarize, gate
-    ("runs",),  # chunked parquet runs
-    ("counterfactual",),  # prompts -> variants -> the system's responses
-    ("manifest",),  # the YAML manifest and running a target
-    ("report",),  # the HTML report
-    ("testing",),  # the local OpenAI-compatible test server
-    ("cli",),  # the command line
-    ("__init__", "__main__", "_namespace"),  # the public face
-)
-"""Each room may import from its own room and the rooms listed before it, never after."""
+GROUND = frozenset({"_errors", "_schemas", "_version"})
+"""The ground floor: imports nothing of the package."""
+
+BASE = "_errors _schemas"
+
+
+def _may(rooms: str) -> frozenset[str]:
+    return frozenset(rooms.split())
+
+
+ALLOWED: dict[str, frozenset[str]] = {
+    **{room: frozenset() for room in GROUND},
+    # input kinds and parquet sources
+    "io": _may("_errors"),
+    # columns, group checks, self-joins
+    "pairing": _may(f"{BASE} io"),
+    # metric definitions and templates
+    "metrics": _may(BASE),
+    # human labels of pairs: read and checked against the rubric, which pairs to label
+    "labels": _may(f"{BASE} io metrics"),
+    # HTTP endpoints, limits, retries, caches, the cached map, progress: knows no metric
+    "engine": _may(BASE),
+    # the protocol, the OpenAI chat and batch judges, the heuristic judge
+    "judges": _may(f"{BASE} io metrics engine"),
+    # prepare once, the judge map, plan
+    "scoring": _may(f"{BASE} io pairing metrics labels engine judges"),
+    # aggregate, summarize, gate: from scored frames, never from a judge
+    "summary": _may(f"{BASE} io pairing metrics labels"),
+    # chunked parquet runs, local or on Ray
+    "runs": _may(f"{BASE} io pairing metrics labels engine judges scoring summary"),
+    # prompts -> variants -> the system's responses
+    "counterfactual": _may(f"{BASE} io pairing engine"),
+    # the HTML report, JUnit XML and step summaries: from summaries, never from a manifest
+    "report": _may(f"{BASE} io pairing metrics labels summary"),
+    # the YAML manifest and running a target (which writes the report)
+    "manifest": _may(
+        f"{BASE} io pairing metrics labels engine judges scoring summary runs counterfactual "
+        "report"
+    ),
+    # the local OpenAI-compatible test server: stands alone
+    "testing": _may("_errors"),
+    # the command line: may use every room
+    "cli": _may(
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary runs "
+        "counterfactual report manifest testing"
+    ),
+    # the public face
+    "__init__": _may(
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary runs "
+        "counterfactual report manifest _namespace"
+    ),
+    "__main__": _may("cli"),
+    "_namespace": _may("_errors io pairing scoring summary"),
+}
+"""Each room and the other rooms it may import (its own room always)."""
 
 
 def _room(parts: tuple[str, ...]) -> str:
     return parts[0] if parts else "__init__"
-
-
-def _floor(room: str) -> int:
-    for index, rooms in enumerate(FLOORS):
-        if room in rooms:
-            return index
-    raise AssertionError(f"room {room!r} is on no floor: add it to FLOORS in pipeline order")
 
 
 def _modules() -> list[tuple[tuple[str, ...], Path]]:
@@ -47,16 +81,50 @@ def _modules() -> list[tuple[tuple[str, ...], Path]]:
     return found
 
 
-def _imports(parts: tuple[str, ...], path: Path) -> list[tuple[tuple[str, ...], int]]:
-    """Every package module this module imports (at any depth: in functions too), with lines."""
+def _name(parts: tuple[str, ...]) -> str:
+    return ".".join(("pairwise_polars", *parts))
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:``: never run, so they close no circle."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        test = getattr(node, "test", None)
+        if isinstance(node, ast.If) and ast.unparse(test or node).endswith("TYPE_CHECKING"):
+            hidden |= {id(inner) for stmt in node.body for inner in ast.walk(stmt)}
+    return hidden
+
+
+def _dynamic_target(node: ast.Call) -> str | None:
+    """The module name of ``importlib.import_module("...")`` or ``__import__("...")``; ``""``
+    for one whose name is not a literal (which no rule can check)."""
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if called not in {"import_module", "__import__"}:
+        return None
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return ""
+
+
+def _imports(
+    parts: tuple[str, ...], path: Path, *, runtime: bool = False
+) -> list[tuple[tuple[str, ...], int]]:
+    """Every package module this module imports (at any depth: in functions too, and through
+    importlib), with lines; ``runtime`` leaves out imports made only for type checking."""
     here = parts[:-1]  # the package the module is in (for a package's __init__: itself)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    hidden = _type_checking_only(tree) if runtime else set()
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 names = alias.name.split(".")
                 if names[0] == "pairwise_polars":
-                    out.append((tuple(names[1:]), node.lineno))
+                    out.append((tuple(names[1:]) or ("__init__",), node.lineno))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
@@ -65,35 +133,107 @@ def _imports(parts: tuple[str, ...], path: Path) -> list[tuple[tuple[str, ...], 
                 target = tuple(node.module.split(".")[1:])
             else:
                 continue
-            if not target:  # `from pairwise_polars import x`: the public face
-                out.append((("__init__",), node.lineno))
-            else:
-                out.append((target, node.lineno))
+            out.append((target or ("__init__",), node.lineno))
+        elif isinstance(node, ast.Call) and (name := _dynamic_target(node)):
+            names = name.split(".")
+            if names[0] == "pairwise_polars":
+                out.append((tuple(names[1:]) or ("__init__",), node.lineno))
     return out
 
 
-def test_every_room_is_on_a_floor() -> None:
+def test_every_room_states_what_it_may_import() -> None:
     rooms = {_room(parts) for parts, _ in _modules()}
-    for room in rooms:
-        _floor(room)
+    missing = sorted(rooms - set(ALLOWED))
+    assert not missing, f"rooms with no entry in ALLOWED (say what each may import): {missing}"
 
 
-def test_no_module_imports_from_a_room_above_it() -> None:
-    upward = []
+def test_no_module_imports_a_room_it_may_not() -> None:
+    wrong = []
     for parts, path in _modules():
         room = _room(parts)
         for target, line in _imports(parts, path):
             other = _room(target)
-            if _floor(other) > _floor(room):
+            if other != room and other not in ALLOWED[room]:
                 where = f"{path.relative_to(PACKAGE.parent)}:{line}"
-                upward.append(f"{where} ({room}) imports {'.'.join(target)} ({other})")
-    assert not upward, "imports that run upward:\n" + "\n".join(upward)
+                wrong.append(f"{where} ({room}) imports {'.'.join(target)} ({other})")
+    assert not wrong, "imports outside a room's allowed rooms:\n" + "\n".join(wrong)
+
+
+def test_the_rooms_form_no_circle() -> None:
+    """The allowed rooms themselves are layered: no room may import one that may import it."""
+    order: list[str] = []
+    remaining = {room: set(allowed) for room, allowed in ALLOWED.items()}
+    while remaining:
+        ready = sorted(room for room, needs in remaining.items() if not needs - set(order))
+        assert ready, f"the allowed imports of these rooms form a circle: {sorted(remaining)}"
+        order += ready
+        for room in ready:
+            del remaining[room]
+
+
+def test_no_import_is_hidden_from_these_rules() -> None:
+    """``importlib.import_module(name)`` with a computed name cannot be checked: not allowed."""
+    hidden = []
+    for _, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _dynamic_target(node) == "":
+                hidden.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert not hidden, "imports by a computed name:\n" + "\n".join(hidden)
+
+
+def test_no_circle_of_imports_inside_a_room() -> None:
+    modules = dict(_modules())
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for parts, path in modules.items():
+        targets = set()
+        for target, _ in _imports(parts, path, runtime=True):
+            if _room(target) != _room(parts):
+                continue
+            # `from pairwise_polars.x import _y` names a module; `import ... name` may not
+            module = target if target in modules else target[:-1]
+            if module in modules and module != parts:
+                targets.add(module)
+        graph[parts] = targets
+    circles = []
+    for start in graph:
+        stack = [(start, (start,))]
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.append(" -> ".join(_name(p) for p in (*trail, start)))
+                elif nxt not in trail and len(trail) < 12:
+                    stack.append((nxt, (*trail, nxt)))
+    assert not circles, "import circles inside a room:\n" + "\n".join(sorted(set(circles)))
 
 
 def test_the_ground_floor_imports_nothing_of_the_package() -> None:
     for parts, path in _modules():
-        if _floor(_room(parts)) == 0:
+        if _room(parts) in GROUND:
             assert _imports(parts, path) == [], path.name
+
+
+SUBPACKAGES = sorted(
+    path.parent.name for path in PACKAGE.glob("*/__init__.py") if path.parent.name != "__pycache__"
+)
+
+
+@pytest.mark.parametrize("room", SUBPACKAGES)
+def test_each_room_exports_exactly_its_all(room: str) -> None:
+    module = importlib.import_module(f"pairwise_polars.{room}")
+    submodules = {
+        path.stem if path.name != "__init__.py" else path.parent.name
+        for path in (PACKAGE / room).iterdir()
+        if path.suffix == ".py" or (path / "__init__.py").exists()
+    }
+    public = {name for name in vars(module) if not name.startswith("_")} - submodules
+    declared = getattr(module, "__all__", None)
+    assert declared is not None, f"pairwise_polars.{room} has no __all__"
+    assert len(declared) == len(set(declared)), f"pairwise_polars.{room}.__all__ repeats a name"
+    assert set(declared) == public, (
+        f"pairwise_polars.{room}: not in __all__ {sorted(public - set(declared))}, "
+        f"in __all__ but not defined {sorted(set(declared) - public)}"
+    )
 
 
 RAY_MODULES = {("runs", "_ray_run")}
