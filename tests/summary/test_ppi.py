@@ -49,7 +49,10 @@ def test_textbook_case_by_hand() -> None:
     d = [x / 72 for x in (3, -9, 3, -5, 1, 7)]
     r = [ui - lam * di for ui, di in zip(u, d, strict=True)]
     a, b = sum(x**2 for x in r), sum(x**4 for x in r)
-    variance = 3 / 2 * a  # three groups carry labels
+    # Tuning lambda adds gap^2 sum(r^2 d^2) / (sum d^2)^2, gap = S/N - F/M = -1/12.
+    tuning = (1 / 12) ** 2 * sum((ri * di) ** 2 for ri, di in zip(r, d, strict=True))
+    tuning /= (174 / 5184) ** 2
+    variance = 3 / 2 * (a + tuning)  # three groups carry labels
     df = min(max(math.floor(2 * a * a / (b - a * a / 6)), 1), 5)
     q = t_quantile(0.975, df)
     m = 25 / 58
