@@ -20,6 +20,7 @@ from pairwise_polars._version import __version__
 from pairwise_polars.cli import (
     _counterfactual,
     _data_commands,
+    _label_commands,
     _manifest_commands,
     _serve,
     _summary_commands,
@@ -42,6 +43,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     _manifest_commands,
     _data_commands,
     _summary_commands,
+    _label_commands,
     _counterfactual,
     _serve,
 )

@@ -89,8 +89,18 @@ def rubric_maxima(scored: pl.LazyFrame, metrics: list[str]) -> dict[str, int]:
 def attach_labels(scored: pl.LazyFrame, labels: DataLike) -> pl.LazyFrame:
     """``scored`` with ``label`` and ``raw_label`` from ``labels`` (null where a pair has none),
     every label row checked first (see the module docstring)."""
+    return join_labels(scored, check_labels(scored, labels))
+
+
+def check_labels(
+    pairs: pl.LazyFrame, labels: DataLike, maxima: Mapping[str, int] | None = None
+) -> pl.DataFrame:
+    """The usable label rows (keys, ``metric``, ``raw_label``, ``label``), checked against the
+    (pair, metric) rows of ``pairs`` and the rubric maxima (by default read off ``pairs``, a
+    scored frame; before scoring, pass the pair frame crossed with the metrics and their
+    maxima). Raises an error naming the rows that cannot be used."""
     rows = read_labels(labels)
-    schema = scored.collect_schema()
+    schema = pairs.collect_schema()
     keys = _key_columns(rows.columns)
     assert keys is not None  # read_labels refused the rows otherwise
     absent = [k for k in (*keys, "metric") if k not in schema]
@@ -99,11 +109,13 @@ def attach_labels(scored: pl.LazyFrame, labels: DataLike) -> pl.LazyFrame:
             f"The labels name pairs by {list(keys)}, but the scored frame lacks {absent}; it "
             f"has {list(schema.names())}. Label by columns the scored frame has."
         )
-    maxima = rubric_maxima(scored, rows["metric"].unique().to_list())
+    metrics = rows["metric"].unique().to_list()
+    if maxima is None:
+        maxima = rubric_maxima(pairs, metrics)
     _check_rubric(rows, keys, maxima)
     _check_duplicates(rows, keys)
     as_text = [pl.col(k).cast(pl.String) for k in (*keys, "metric")]
-    known = scored.select(as_text).unique().collect()
+    known = pairs.select(as_text).unique().collect()
     unknown = rows.join(known, on=[*keys, "metric"], how="anti", nulls_equal=True)
     if not unknown.is_empty():
         raise ColumnError(
@@ -111,15 +123,32 @@ def attach_labels(scored: pl.LazyFrame, labels: DataLike) -> pl.LazyFrame:
             f"{_rows(unknown, keys)}. Label pairs of this run (sample_for_labelling picks them), "
             "under the metric names it was scored with."
         )
-    scale = pl.col("metric").replace_strict(maxima, return_dtype=pl.Float64)
-    joined = rows.select(*keys, "metric", RAW_LABEL, (pl.col(RAW_LABEL) / scale).alias(LABEL))
-    helper = {k: f"__label_key_{k}" for k in (*keys, "metric")}
+    scale = pl.col("metric").replace_strict(dict(maxima), default=None, return_dtype=pl.Float64)
+    return rows.select(*keys, "metric", RAW_LABEL, (pl.col(RAW_LABEL) / scale).alias(LABEL))
+
+
+def check_labels_for_pairs(
+    pairs: pl.DataFrame | pl.LazyFrame, maxima: Mapping[str, int], labels: DataLike
+) -> pl.DataFrame:
+    """:func:`check_labels` before scoring: against every pair of ``pairs`` under each metric
+    of ``maxima`` (metric name: rubric max), so a bad label stops the run before a paid call."""
+    frame = pairs.lazy()
+    schema = frame.collect_schema()
+    keys = [k for k in ("pair_id", *PAIR_KEYS) if k in schema]
+    metrics = pl.LazyFrame({"metric": list(maxima)}, schema={"metric": pl.String})
+    return check_labels(frame.select(keys).join(metrics, how="cross"), labels, maxima)
+
+
+def join_labels(scored: pl.LazyFrame, checked: pl.DataFrame) -> pl.LazyFrame:
+    """``scored`` with the ``label`` and ``raw_label`` of :func:`check_labels` rows joined on
+    (pair, metric); a former ``label`` / ``raw_label`` pair of columns is replaced."""
+    keys = [c for c in checked.columns if c not in (RAW_LABEL, LABEL)]
+    helper = {k: f"__label_key_{k}" for k in keys}
+    schema = scored.collect_schema()
     base = scored.drop([c for c in (LABEL, RAW_LABEL) if c in schema])
-    base = base.with_columns(
-        pl.col(k).cast(pl.String).alias(h) for k, h in helper.items()
-    )  # fmt: skip
+    base = base.with_columns(pl.col(k).cast(pl.String).alias(h) for k, h in helper.items())
     return base.join(
-        joined.rename(helper).lazy(), on=list(helper.values()), how="left", nulls_equal=True
+        checked.rename(helper).lazy(), on=list(helper.values()), how="left", nulls_equal=True
     ).drop(list(helper.values()))
 
 

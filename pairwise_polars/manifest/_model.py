@@ -110,6 +110,8 @@ class TargetSpec:
     cache: bool | str = True
     runner: Literal["local", "ray"] = "local"
     """``ray``: score through ``score_parquet(runner="ray")`` in a run directory (resumable)."""
+    labels: str | None = None
+    """A file of human labels of pairs: the summary and gates use the corrected figures."""
     gates: GateSpec = field(default_factory=GateSpec)
 
     def pairing(self) -> PairingOptions:

@@ -13,6 +13,7 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
@@ -69,6 +70,9 @@ def run_target(
     prepared = prepare(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
+    if target.labels is not None:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in prepared.metrics}
+        check_labels_for_pairs(prepared.pairs, maxima, target.labels)
     spent: list[Usage] = []
     cache = target.cache if cache is None else cache
     prices = {**target.judge.prices, **(prices or {})}
@@ -95,6 +99,7 @@ def run_target(
         divergence_threshold=target.divergence_threshold,
         confidence=target.confidence,
         group_by=target.columns.group_by,
+        labels=target.labels,
     )
     gates = gate_summary(
         summary,

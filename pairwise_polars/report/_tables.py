@@ -12,6 +12,7 @@ import polars as pl
 from pairwise_polars.summary import (
     NOISE_COLUMNS,
     POSITION_COLUMNS,
+    PPI_COLUMNS,
     SCOPE,
     SUMMARY_COLUMNS,
     slice_columns,
@@ -23,6 +24,7 @@ COUNTS = {
     "n_errors": "errors",
     "n_control": "controls",
     "n_control_errors": "control errors",
+    "n_labelled": "labelled",
 }
 """Count columns and their headings (others: the column name with spaces)."""
 FIGURES = {
@@ -33,9 +35,14 @@ FIGURES = {
     "excess_divergence": "excess divergence",
     "mean_position_gap": "position gap",
     "position_flip_rate": "position flips",
+    "equivalence_rate_ppi": "equivalence rate, corrected by labels",
+    "divergence_rate_ppi": "divergence rate, corrected by labels",
+    "mean_divergence_ppi": "mean divergence, corrected by labels",
+    "excess_divergence_ppi": "excess divergence, corrected by labels",
+    "label_agreement": "judge-label agreement (kappa)",
 }
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
-EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS)
+EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS, *PPI_COLUMNS)
 """Summary columns added by position-bias and noise-floor figures: statistics, never slices."""
 _HIDDEN = ("n_groups",)
 _TEXT = ("top_error",)

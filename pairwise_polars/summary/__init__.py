@@ -24,6 +24,7 @@ from pairwise_polars.summary._gate import (
     GateResult,
     gate,
 )
+from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
@@ -35,6 +36,7 @@ __all__ = [
     "GATE_NAMES",
     "NOISE_COLUMNS",
     "POSITION_COLUMNS",
+    "PPI_COLUMNS",
     "SCOPE",
     "SUMMARY_COLUMNS",
     "GateResult",

@@ -255,3 +255,33 @@ def _wilson(m: pl.Expr, variance: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr
     centre = (m + q * q / (2 * n_eff)) / denominator
     half = q * (binomial / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
     return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)
+
+
+CORRECTED = "corrected by human labels"
+"""The words of a gate check's note when it compared a prediction-powered figure."""
+
+
+def corrected(
+    summary: pl.DataFrame, point: str, column: str, *, conservative: bool
+) -> tuple[pl.Expr, pl.Expr | None]:
+    """What a gate compares for the summary figure ``point`` (``column``: the figure or its
+    bound) and the note that says so: the prediction-powered figure (or its bound) where the
+    slice has one, the judge's elsewhere; ``(pl.col(column), None)`` without labels."""
+    estimate = f"{point}_ppi"
+    if estimate not in summary.columns or point == column == AGREEMENT:
+        return pl.col(column), None
+    end = column.removeprefix(point)  # "", "_low" or "_high"
+    chosen = f"{estimate}{end}" if conservative else estimate
+    has = pl.col(estimate).is_not_null()
+    note = (
+        pl.when(has)
+        .then(
+            pl.concat_str(
+                pl.lit(f"{CORRECTED} ({chosen}, n_labelled="),
+                pl.col("n_labelled").cast(pl.String),
+                pl.lit(")"),
+            )
+        )
+        .otherwise(pl.lit(f"judge only: no labelled pair in this slice ({column})"))
+    )
+    return pl.when(has).then(pl.col(chosen)).otherwise(pl.col(column)), note

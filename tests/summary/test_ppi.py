@@ -141,3 +141,23 @@ def test_estimates_ignore_row_order_and_bounds_hold_them(
         assert estimate is not None and -1e-12 <= estimate <= 1 + 1e-12
         if low is not None:
             assert low <= min(max(estimate, 0), 1) + 1e-12 <= high + 2e-12
+
+
+def test_gates_use_the_corrected_figures_and_their_bounds_and_say_so() -> None:
+    # Slice "a": the judge says 0.5 everywhere, people 0 (30 labelled groups); "b" unlabelled.
+    raw = [2] * 120
+    groups = [i // 3 for i in range(120)]
+    frame = scored(raw, groups, dimension=["a"] * 90 + ["b"] * 30)
+    summary = pp.aggregate(frame, labels=labels(list(range(0, 90, 3)), [0] * 30))
+    result = pp.gate(summary, max_mean_divergence=0.2, max_error_rate=None)
+    checks = {row["slice"]: row for row in result.checks.iter_rows(named=True)}
+    assert checks["dimension=a"]["passed"] and checks["dimension=a"]["observed"] == 0.0
+    assert "corrected by human labels (mean_divergence_ppi, n_labelled=30)" in (
+        checks["dimension=a"]["note"]
+    )
+    assert not checks["dimension=b"]["passed"] and checks["dimension=b"]["observed"] == 0.5
+    assert "judge only: no labelled pair in this slice" in checks["dimension=b"]["note"]
+    careful = pp.gate(summary, max_mean_divergence=0.2, max_error_rate=None, conservative=True)
+    observed = careful.checks.filter(pl.col("slice") == "dimension=a")["observed"].item()
+    assert observed == summary["mean_divergence_ppi_high"][0] and 0 < observed < 0.2
+    assert "corrected by human labels" in careful.verdict()
