@@ -13,12 +13,26 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
 KINDS = ("polars", "lazy", "arrow", "pandas", "parquet")
+AWS_VARIABLES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+)
 
 
 @pytest.fixture(autouse=True)
 def _no_stray_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test may reach a real provider with a real key, or write into the user's cache."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    for name in AWS_VARIABLES:  # object-store tests talk to the local S3 server only
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
@@ -56,6 +70,9 @@ AssertSame = Callable[[pl.DataFrame, pl.DataFrame, str], None]
 
 
 # The local OpenAI-compatible server: the real `openai` client talks to it over real HTTP.
+# The local S3-compatible server (moto's threaded server on 127.0.0.1), a bucket per test.
+from s3_server import s3_bucket, s3_server  # noqa: E402, F401
+
 from pairwise_polars.testing.fixtures import (  # noqa: E402, F401
     judge_server,
     judge_server_session,

@@ -21,9 +21,12 @@ from pairwise_polars.cli._options import (
     cache_setting,
     request_settings,
 )
-from pairwise_polars.io import scan_data
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.io import scan_data, write_frame
 
 _MAX_ERRORS_SHOWN = 3
+_ROWS, _SKIPPED = "the grouped rows (-o)", "the prompts left out (--skipped)"
+_ANSWERED = "the rows with responses (-o)"
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -44,7 +47,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "(parquet also as a folder or glob)",
     )
     make.add_argument(
-        "-o", "--out", required=True, metavar="FILE", help="the grouped rows to write (parquet)"
+        "-o",
+        "--out",
+        required=True,
+        metavar="FILE",
+        help=f"the grouped rows to write ({FRAME_FORMATS})",
     )
     options = make.add_argument_group("variants")
     options.add_argument(
@@ -143,7 +150,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     make.add_argument(
         "--skipped",
         metavar="FILE",
-        help="write the prompts and variants left out, with the reason (parquet)",
+        help=f"write the prompts and variants left out, with the reason ({FRAME_FORMATS})",
     )
     make.set_defaults(handler=_counterfactual)
 
@@ -167,7 +174,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--out",
         required=True,
         metavar="FILE",
-        help="the rows with outputs to write (parquet)",
+        help=f"the rows with outputs to write ({FRAME_FORMATS})",
     )
     target = respond.add_argument_group("system under test")
     target.add_argument("--model", required=True, help="the model name sent to the endpoint")
@@ -210,6 +217,7 @@ def _counterfactual(args: argparse.Namespace, console: Console) -> int:
 
     if args.subject is not None and args.scope != "subject":
         raise DataSourceError("--subject names whose words change; it needs --scope subject.")
+    check_outputs(args.prompts, {_ROWS: args.out, _SKIPPED: args.skipped})
     prompts = read_table(args.prompts, "PROMPTS")
     dimensions = args.dimension or ["gender", "race"]
     result = counterfactuals(
@@ -223,11 +231,9 @@ def _counterfactual(args: argparse.Namespace, console: Console) -> int:
         subject=args.subject, case_style=args.case_style, report=True,
     )  # fmt: skip
     rows, skipped = result.frame, result.skipped
-    _parent(args.out)
-    rows.write_parquet(args.out)
+    write_frame(rows, args.out, what=_ROWS)
     if args.skipped:
-        _parent(args.skipped)
-        skipped.write_parquet(args.skipped)
+        write_frame(skipped, args.skipped, what=_SKIPPED)
     made = rows.group_by("dimension").agg(groups=pl.col("group_id").n_unique(), rows=pl.len())
     left = skipped.group_by("dimension").agg(left_out=pl.len())
     counts = (
@@ -261,6 +267,7 @@ def _respond(args: argparse.Namespace, console: Console) -> int:
 
     if args.samples < 1:
         raise DataSourceError(f"--samples must be at least 1, got {args.samples}.")
+    check_outputs(args.runs, {_ANSWERED: args.out})
     rows = read_table(args.runs, "RUNS")
     system_prompt = args.system_prompt
     if args.system_prompt_file:
@@ -274,8 +281,7 @@ def _respond(args: argparse.Namespace, console: Console) -> int:
     answered = collect_responses(rows, target, text=args.text, samples=args.samples,
                                  strategy=args.strategy, cache=cache,
                                  progress=console.progress)  # fmt: skip
-    _parent(args.out)
-    answered.write_parquet(args.out)
+    write_frame(answered, args.out, what=_ANSWERED)
     n_errors = int(answered["error"].is_not_null().sum())
     n_cached = int(answered["cached"].sum())
     console.payload.update(output=args.out, n_rows=answered.height, n_errors=n_errors,
@@ -331,6 +337,3 @@ def _shipped_dimensions() -> list[str]:
     folder = resources.files("pairwise_polars.counterfactual") / "lexicons"
     return list(json.loads((folder / "dimensions.json").read_text("utf-8")))
 
-
-def _parent(path: str) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,10 @@ from pairwise_polars.cli._options import (
     judge_from,
     pairing_from,
     prices_from,
+    storage_options_from,
     whole,
 )
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.cli._verdicts import exit_code, threshold
 from pairwise_polars.io import (
     PROVENANCE_KEY,
@@ -32,6 +34,7 @@ from pairwise_polars.io import (
     check_writable,
     input_files,
     scan_data,
+    write_frame,
     write_parquet,
 )
 from pairwise_polars.judges import Judge
@@ -61,9 +64,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="file(s), folder(s) or glob(s) of response rows: parquet, CSV, TSV or NDJSON",
     )
     add_pairing_options(pairs)
-    pairs.add_argument("-o", "--out", metavar="FILE", help="write the pair frame (parquet)")
     pairs.add_argument(
-        "--diagnostics", metavar="FILE", help="write the invalid-group diagnostics (parquet)"
+        "-o", "--out", metavar="FILE", help=f"write the pair frame ({FRAME_FORMATS})"
+    )
+    pairs.add_argument(
+        "--diagnostics",
+        metavar="FILE",
+        help=f"write the invalid-group diagnostics ({FRAME_FORMATS})",
     )
     pairs.add_argument(
         "--keys-only",
@@ -90,7 +97,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "one pair frame",
     )
     out = score_cmd.add_mutually_exclusive_group(required=True)
-    out.add_argument("-o", "--out", metavar="FILE", help="the scored frame to write (parquet)")
+    out.add_argument(
+        "-o", "--out", metavar="FILE", help=f"the scored frame to write ({FRAME_FORMATS})"
+    )
     out.add_argument(
         "--run-dir",
         metavar="DIR",
@@ -174,10 +183,15 @@ def _paths(paths: list[str]) -> str | list[str]:
 
 
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(_paths(args.data))
+    return scan_data(_paths(args.data), storage_options_from(args))
+
+
+_PAIR_FRAME, _DIAGNOSTICS = "the pair frame (-o)", "the diagnostics (--diagnostics)"
+_SCORED = "the scored frame (-o)"
 
 
 def _pairs(args: argparse.Namespace, console: Console) -> int:
+    check_outputs(args.data, {_PAIR_FRAME: args.out, _DIAGNOSTICS: args.diagnostics})
     strategy, pairing = pairing_from(args)
     data = _data(args)
     columns = pairing.get("columns") or Columns()
@@ -200,7 +214,7 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
             examples = ", ".join(repr(v) for v in part[group_col].head(3).to_list())
             console.info(f"  {problem}: {part.height} group(s), e.g. {examples}")
     if args.diagnostics:
-        write_parquet(problems, args.diagnostics, what="the diagnostics (--diagnostics)")
+        write_frame(problems, args.diagnostics, what=_DIAGNOSTICS)
     pairs = form_pairs(_paths(args.data), strategy, keys_only=args.keys_only, **pairing).collect()
     pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
     n_control = int((pairs["pair_kind"] == "control").sum())
@@ -213,7 +227,7 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
     if args.limit > 0 and pairs.height:
         console.info(markdown_table(pairs.select(shown).head(args.limit)))
     if args.out:
-        write_parquet(pairs, args.out, what="the pair frame (-o)")
+        write_frame(pairs, args.out, what=_PAIR_FRAME)
         console.payload["output"] = args.out
         console.info(f"wrote {args.out}")
     return 0
@@ -233,12 +247,13 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         )
     if args.ray_actors is not None and args.runner != "ray":
         raise OptionError("--ray-actors sizes the Ray runner's pool: add --runner ray.")
+    check_outputs(args.data, {_SCORED: args.out}, {"the run directory (--run-dir)": args.run_dir})
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judge = judge_from(args)
     cache = cache_setting(args)
     if args.out and not args.dry_run:  # before anything is paid for
-        check_writable(args.out, what="the scored frame (-o)")
+        check_writable(args.out, what=_SCORED)
     is_pairs = _is_pair_frame(data)
     if args.run_dir and not args.dry_run:  # a plan would read the whole run into memory
         return _score_run(args, console, metrics, judge, cache)
@@ -355,7 +370,7 @@ def _save_scored(
     after judging (the disk filled up meanwhile), the frame goes to the temporary folder, so
     judgements paid for with --no-cache are not lost."""
     about = {
-        "data": list(input_files(args.data).files),
+        "data": list(input_files(args.data, storage_options_from(args)).files),
         "strategy": strategy,
         "metrics": [m.name for m in metrics],
         "judge": judge.name,
@@ -364,7 +379,7 @@ def _save_scored(
     }
     metadata = {PROVENANCE_KEY: json.dumps(about)}
     try:
-        write_parquet(scored, args.out, what="the scored frame (-o)", metadata=metadata)
+        write_frame(scored, args.out, what=_SCORED, metadata=metadata)
     except OutputError as exc:
         handle, spare = tempfile.mkstemp(prefix="pairwise-polars-scored-", suffix=".parquet")
         os.close(handle)

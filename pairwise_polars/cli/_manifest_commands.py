@@ -23,7 +23,7 @@ from pairwise_polars.cli._options import (
     prices_from,
     whole,
 )
-from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code
+from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code, targets_verdict
 from pairwise_polars.io import PROVENANCE_KEY, check_folder_writable, write_parquet, write_text
 from pairwise_polars.manifest import Manifest, TargetRun, TargetSpec, load_manifest, run_target
 from pairwise_polars.report import Outcome, write_report
@@ -180,10 +180,8 @@ def _run(args: argparse.Namespace, console: Console) -> int:
             console.verdict(f"ALL PASS: {len(targets)} targets")
         else:
             word = "INCONCLUSIVE" if code == EXIT_INCONCLUSIVE else "FAIL"
-            console.verdict(
-                f"{word}: {len(failed)} of {len(targets)} targets failed a gate "
-                f"({', '.join(failed)})"
-            )
+            statuses = {o.name: o.gates.status for o in outcomes}
+            console.verdict(f"{word}: {targets_verdict(statuses, len(targets))}")
     return code
 
 

@@ -192,6 +192,15 @@ def add_pairing_options(parser: argparse.ArgumentParser) -> None:
         default="raise",
         help="invalid groups stop the run, or are left out with a warning",
     )
+    group.add_argument(
+        "--storage-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an object-store option for s3://, gs://, az://, hf:// or https:// data, "
+        "repeatable (e.g. --storage-option aws_region=eu-west-1); credentials are best left "
+        "to the provider's environment variables",
+    )
 
 
 def pairing_from(args: argparse.Namespace) -> tuple[Strategy, PairingOptions]:
@@ -213,8 +222,23 @@ def pairing_from(args: argparse.Namespace) -> tuple[Strategy, PairingOptions]:
         "poles": tuple(args.poles),
         "control": args.control,
         "on_invalid": args.on_invalid,
+        "storage_options": storage_options_from(args),
     }
     return args.strategy, options
+
+
+def storage_options_from(args: argparse.Namespace) -> dict[str, str] | None:
+    """``--storage-option KEY=VALUE`` flags as a mapping (None when there are none)."""
+    options: dict[str, str] = {}
+    for item in getattr(args, "storage_option", None) or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise DataSourceError(  # the value is not echoed: it may be a secret
+                "--storage-option expects KEY=VALUE, e.g. --storage-option "
+                "aws_endpoint_url=http://127.0.0.1:9000."
+            )
+        options[key.strip()] = value
+    return options or None
 
 
 # -- requests: the judge, and the engine's limits ----------------------------------------------

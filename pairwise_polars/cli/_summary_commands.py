@@ -9,17 +9,17 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import DataSourceError
 from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
 from pairwise_polars.cli._options import add_ci_options, add_summary_options, summary_from, whole
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.cli._verdicts import exit_code
 from pairwise_polars.io import (
     check_writable,
     input_files,
     provenance,
     scan_source,
-    write_parquet,
+    write_frame,
     write_text,
 )
 from pairwise_polars.report import Outcome, write_report
@@ -40,7 +40,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "scored", nargs="+", metavar="SCORED", help="scored file(s), folder(s) or glob(s)"
     )
     summarize_cmd.add_argument(
-        "-o", "--out", metavar="FILE", help="write the summary: .parquet, .csv or .md"
+        "-o",
+        "--out",
+        metavar="FILE",
+        help=f"write the summary: {FRAME_FORMATS}, or .md (the table shown)",
     )
     add_summary_options(summarize_cmd)
     add_ci_options(summarize_cmd)
@@ -99,26 +102,29 @@ def _verdict(
 
 
 def _summarize(args: argparse.Namespace, console: Console) -> int:
-    if args.out and Path(args.out).suffix not in (".parquet", ".csv", ".md"):
-        raise DataSourceError(f"-o {args.out!r}: use a .parquet, .csv or .md file name.")
+    table = args.out is not None and Path(args.out).suffix.lower() == ".md"
+    what = "the summary (-o)"
+    check_outputs(
+        args.scored,
+        {} if table else {"the summary (-o; .md for the table shown)": args.out},
+        {what: args.out} if table else {},
+    )
     check_ci_outputs(args)
     _, summary, gates, recorded = _summary(args)
     console.payload["summary"] = summary.to_dicts()
     console.info(markdown_table(readable_summary(summary)))
     if args.out:
         out = Path(args.out)
-        what = "the summary (-o)"
-        if out.suffix == ".parquet":
-            write_parquet(summary, out, what=what)
-        elif out.suffix == ".csv":
-            write_text(out, summary.write_csv(), what=what)
-        else:
+        if table:
             write_text(out, markdown_table(readable_summary(summary)) + "\n", what=what)
+        else:
+            write_frame(summary, out, what=what)
         console.info(f"wrote {out}")
     return _verdict(gates, summary, args, console, about=_about(args, summary, recorded))
 
 
 def _report(args: argparse.Namespace, console: Console) -> int:
+    check_outputs(args.scored, {}, {"the report (-o)": args.out})
     check_writable(args.out, what="the report (-o)")
     check_ci_outputs(args)
     scored, summary, gates, recorded = _summary(args)

@@ -4,7 +4,7 @@ exit differently, so a CI job can tell "the model failed" from "the measurement 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pairwise_polars.summary import GateResult, threshold_problem
 
@@ -21,6 +21,24 @@ def exit_code(results: Iterable[GateResult | None]) -> int:
     if "inconclusive" in statuses:
         return EXIT_INCONCLUSIVE
     return EXIT_FAIRNESS if "fail" in statuses else 0
+
+
+def targets_verdict(statuses: Mapping[str, str], n_targets: int) -> str:
+    """What a run of several targets found, each kind counted apart: ``"1 of 3 targets failed
+    a gate (a); 1 inconclusive (b)"``; a target that never reached a verdict is inconclusive."""
+    named: dict[str, list[str]] = {"fail": [], "inconclusive": []}
+    for name, status in statuses.items():
+        if status in named:
+            named[status].append(name)
+    parts = []
+    failed = named["fail"]
+    if failed:
+        parts.append(f"{len(failed)} of {n_targets} targets failed a gate ({', '.join(failed)})")
+    if named["inconclusive"]:
+        count = len(named["inconclusive"])
+        lead = f"{count} inconclusive" if parts else f"{count} of {n_targets} targets inconclusive"
+        parts.append(f"{lead} ({', '.join(named['inconclusive'])})")
+    return "; ".join(parts) or f"0 of {n_targets} targets passed"
 
 
 def threshold(text: str) -> float:

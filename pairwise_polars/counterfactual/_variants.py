@@ -76,11 +76,13 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     case_style: CaseStyle = "capitalized",
     control: bool = True,
     report: bool = False,
+    storage_options: Mapping[str, str] | None = None,
 ) -> pl.DataFrame | CounterfactualReport:
     """Counterfactual copies of each prompt, one group per (prompt, dimension).
 
-    ``prompts`` is a polars DataFrame/LazyFrame, pyarrow Table, pandas frame or parquet path(s);
-    ``text`` names its prompt column; every other column is carried to each row.
+    ``prompts`` is a polars DataFrame/LazyFrame, pyarrow Table, pandas frame or file path(s)
+    (object URIs such as ``s3://`` read with ``storage_options``); ``text`` names its prompt
+    column; every other column is carried to each row.
 
     The result has ``id`` (``"<group_id>:<role>:<attribute>"``), ``group_id`` (stable: a hash
     of the prompt's id, the dimension and the strategy), ``role``, ``dimension``,
@@ -145,7 +147,7 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
      ('variant', 'female', 'She said her plan works.'),
      ('control', 'male', 'He said his plan works.')]
     """
-    frame = to_lazy(prompts)[0].collect()
+    frame = to_lazy(prompts, storage_options)[0].collect()
     dims = (dimensions,) if isinstance(dimensions, str) else tuple(dimensions)
     if not dims:
         raise ValueError("Give at least one dimension, e.g. dimensions=('gender', 'race').")

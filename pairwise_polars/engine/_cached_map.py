@@ -12,9 +12,13 @@ from typing import Any
 
 import polars as pl
 
+from pairwise_polars._errors import Fix, JudgeError
 from pairwise_polars.engine._cache import ResultTable
 from pairwise_polars.engine._progress import Progress
 
+CACHED = "results so far are cached"
+"""What a stopping error says of the answers already received, when a cache keeps them."""
+NOT_CACHED = "nothing was cached (no cache in use)"
 _FRAMES_PER_CHUNK = 256
 """Result frames kept apart before they are joined into one: at low concurrency every answer
 is its own frame, and thousands of one-row frames measured tens of MB."""
@@ -63,6 +67,10 @@ async def cached_map(
                         observe(frame)
                     errors = frame.height - frame["error"].null_count()
                     bar.update(done=frame.height, errors=errors, sent=frame.height)
+            except JudgeError as exc:
+                if store is None:  # the run stops, and nothing it received was kept
+                    raise without_cache(exc) from None
+                raise
             finally:  # close the sender here, not when the loop is gone (its connections)
                 close = getattr(frames, "aclose", None)
                 if close is not None:
@@ -86,6 +94,14 @@ async def cached_map(
         )
         results = pl.concat([results, lost], how="diagonal_relaxed")
     return results.select(*schema, "cached")
+
+
+def without_cache(error: JudgeError) -> JudgeError:
+    """``error`` as said when no cache is in use: it must not promise that answers were kept
+    (its fixes carry ``cached: "no"`` for the command line's advice)."""
+    fixes = [Fix(f.action, {**f.settings, "cached": "no"}) for f in error.fixes]
+    detail = None if error.detail is None else error.detail.replace(CACHED, NOT_CACHED)
+    return JudgeError(str(error).replace(CACHED, NOT_CACHED), detail=detail, fixes=fixes)
 
 
 def lookup(

@@ -18,6 +18,7 @@ from pairwise_polars.io._sources import (
     looks_like,
     starts_with,
 )
+from pairwise_polars.io._stores import StorageOptions, scan_uri, unreadable_uri
 
 NAMES: dict[Format, str] = {
     "parquet": "parquet",
@@ -29,7 +30,9 @@ NAMES: dict[Format, str] = {
 _RENAME = {"CSV text": ".csv", "TSV text": ".tsv", "JSON text": ".json or .ndjson"}
 
 
-def scan_data(data: PathLike | Sequence[PathLike]) -> pl.LazyFrame:
+def scan_data(
+    data: PathLike | Sequence[PathLike], storage_options: StorageOptions | None = None
+) -> pl.LazyFrame:
     """The files ``data`` names (a path, a folder, a glob or a list of them) as one LazyFrame,
     every file's schema read and checked now.
 
@@ -39,11 +42,13 @@ def scan_data(data: PathLike | Sequence[PathLike]) -> pl.LazyFrame:
     the types widened where they differ (an id read as integers in one file and as text in
     another becomes text).
     """
-    return scan_source(input_files(data))
+    return scan_source(input_files(data, storage_options))
 
 
 def scan_source(source: Source) -> pl.LazyFrame:
     """:func:`scan_data` for files already expanded."""
+    if source.remote:
+        return _scan_objects(source)
     if source.format == "parquet":
         schemas = [(path, _parquet_schema(path)) for path in source.files]
         _check_same(schemas, types=True)
@@ -51,6 +56,23 @@ def scan_source(source: Source) -> pl.LazyFrame:
     scans = [(path, _scan_text(path, source.format)) for path in source.files]
     schemas = [(path, _text_schema(path, scan, source.format)) for path, scan in scans]
     _check_same(schemas, types=False)
+    frames = [scan for _, scan in scans]
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
+
+
+def _scan_objects(source: Source) -> pl.LazyFrame:
+    """Objects in a store: each one's schema read now (for parquet, only its footer)."""
+    options = source.storage_options
+    scans = [(path, scan_uri(path, options, source.format)) for path in source.files]
+    schemas = []
+    for path, scan in scans:
+        try:
+            schemas.append((path, scan.collect_schema()))
+        except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+            raise unreadable_uri(path, options, exc) from exc
+    _check_same(schemas, types=source.format == "parquet")
+    if source.format == "parquet":
+        return pl.scan_parquet(list(source.files), storage_options=dict(options or {}) or None)
     frames = [scan for _, scan in scans]
     return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pairwise_polars._errors import DataSourceError
+from pairwise_polars.io._stores import StorageOptions, checked_options, expand_uri, is_uri
 
 PathLike = str | os.PathLike[str]
 """A path as a string or a path object."""
@@ -41,13 +42,21 @@ class Source:
     files: tuple[str, ...]
     format: Format
     shown: str
+    storage_options: StorageOptions | None = field(default=None, repr=False, compare=False)
+    """How to reach objects in a store (never recorded: it may hold credentials)."""
 
     def resolved(self) -> Source:
-        """The same files as absolute paths."""
-        return Source(tuple(str(Path(f).resolve()) for f in self.files), self.format, self.shown)
+        """The same files as absolute paths (object URIs as they are)."""
+        files = tuple(f if is_uri(f) else str(Path(f).resolve()) for f in self.files)
+        return Source(files, self.format, self.shown, self.storage_options)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the files are objects in a store."""
+        return any(is_uri(f) for f in self.files)
 
 
-def is_paths(data: Any) -> bool:
+def is_paths(data: Any) -> bool:  # object URIs are strings too
     """Whether ``data`` names files: a path, or a non-empty list of paths."""
     if isinstance(data, (str, os.PathLike)):
         return True
@@ -59,22 +68,29 @@ def is_paths(data: Any) -> bool:
     )
 
 
-def input_files(data: PathLike | Sequence[PathLike]) -> Source:
+def input_files(
+    data: PathLike | Sequence[PathLike], storage_options: StorageOptions | None = None
+) -> Source:
     """Expand paths, folders and globs into the files they name; all must share one format.
 
     A folder gives its parquet, CSV, TSV and NDJSON files (searched recursively, hidden files
-    and names starting with ``_`` left out); a glob gives the files it matches, sorted.
+    and names starting with ``_`` left out); a glob gives the files it matches, sorted. An object
+    URI (``s3://bucket/runs/*.parquet``, ``gs://``, ``az://``, ``hf://``, ``https://``) is read
+    through polars with ``storage_options``; a glob of parquet objects is expanded there.
     """
+    options = checked_options(storage_options)
     items = [data] if isinstance(data, (str, os.PathLike)) else list(data)
     if not items:
         raise DataSourceError("No input file given: pass a file, a folder, a glob or a list.")
     shown = os.fspath(items[0]) if len(items) == 1 else f"{len(items)} paths"
-    files: list[str] = []
+    named: list[str] = []
     for raw in items:
-        files.extend(_expand(os.fspath(raw)))
+        path = os.fspath(raw)
+        named.extend([path] if is_uri(path) else _expand(path))
     formats: dict[Format, list[str]] = {}
-    for path in files:
-        formats.setdefault(file_format(path), []).append(path)
+    for path in named:
+        kind = uri_format(path) if is_uri(path) else file_format(path)
+        formats.setdefault(kind, []).append(path)
     if len(formats) > 1:
         found = ", ".join(
             f"{len(paths)} {kind} (e.g. {paths[0]!r})" for kind, paths in formats.items()
@@ -83,7 +99,22 @@ def input_files(data: PathLike | Sequence[PathLike]) -> Source:
             f"The input mixes file formats: {found}. Pass files of one format (e.g. a glob "
             "such as 'runs/*.parquet'), or convert them to one."
         )
-    return Source(tuple(files), next(iter(formats)), shown)
+    kind = next(iter(formats))
+    files = [f for path in named for f in _objects(path, options, kind)]
+    return Source(tuple(files), kind, shown, options)
+
+
+def _objects(path: str, options: StorageOptions | None, kind: Format) -> list[str]:
+    return expand_uri(path, options, kind == "parquet") if is_uri(path) else [path]
+
+
+def uri_format(uri: str) -> Format:
+    """The format an object URI's name (or its glob's) says; parquet when it says none."""
+    name = uri.split("?", 1)[0].lower()
+    for suffix, kind in SUFFIXES.items():
+        if name.endswith(suffix):
+            return kind
+    return "parquet"
 
 
 def file_format(path: str) -> Format:
@@ -162,7 +193,12 @@ def looks_like(path: str) -> str:
     return "text"
 
 
-def source_files(source: object, *, caller: str = "score_parquet") -> Source:
+def source_files(
+    source: object,
+    *,
+    caller: str = "score_parquet",
+    storage_options: StorageOptions | None = None,
+) -> Source:
     """The input files of a chunked run, as absolute paths (a frame in memory is refused)."""
     if not is_paths(source):
         raise DataSourceError(
@@ -171,4 +207,4 @@ def source_files(source: object, *, caller: str = "score_parquet") -> Source:
             "or a list of them. For a frame in memory use score(...), or write it first with "
             "frame.write_parquet(path)."
         )
-    return input_files(source).resolved()  # type: ignore[arg-type]
+    return input_files(source, storage_options).resolved()  # type: ignore[arg-type]

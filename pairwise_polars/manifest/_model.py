@@ -91,6 +91,9 @@ class TargetSpec:
     name: str
     description: str = ""
     data: tuple[str, ...]
+    storage_options: dict[str, str] | None = None
+    """Non-secret object-store settings for ``s3://``-style data (credentials come from the
+    environment)."""
     strategy: Literal["group", "contrastive"] = "group"
     reference: str = "reference"
     poles: tuple[str, str] = ("pole_a", "pole_b")
@@ -122,6 +125,7 @@ class TargetSpec:
             "poles": self.poles,
             "control": self.control,
             "on_invalid": self.on_invalid,
+            "storage_options": self.storage_options,
         }
 
 

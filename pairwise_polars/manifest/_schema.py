@@ -6,7 +6,6 @@ files themselves (to learn their names and kinds).
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
@@ -16,12 +15,12 @@ from typing import Any, cast
 
 import yaml
 
-from pairwise_polars._errors import DataSourceError, OptionError
+from pairwise_polars._errors import OptionError
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
-from pairwise_polars.io import FOLDER_FORMATS, SUFFIXES, input_files
 from pairwise_polars.judges._factory import HEURISTIC_NAMES
 from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._data import check_data, check_storage_options
 from pairwise_polars.manifest._gates import check_gates
 from pairwise_polars.manifest._metrics import check_metrics
 from pairwise_polars.manifest._model import (
@@ -32,11 +31,12 @@ from pairwise_polars.manifest._model import (
     TargetSpec,
 )
 from pairwise_polars.manifest._trust import key_env_problem
-from pairwise_polars.manifest._yaml import Mapping, Sequence, load_with_lines
+from pairwise_polars.manifest._yaml import Mapping, load_with_lines
 from pairwise_polars.pairing._columns import Columns
 
 BLOCK_KEYS = (
     "data",
+    "storage_options",
     "strategy",
     "reference",
     "poles",
@@ -88,7 +88,6 @@ _API_KEY = (
     "set the OPENAI_API_KEY environment variable, or name another variable with "
     "api_key_env: NAME"
 )
-_GLOB_CHARS = ("*", "?", "[")
 _TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
@@ -200,7 +199,9 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
         return got, where, join(path, key)
 
     if "data" in block:
-        spec["data"] = _data(check, base, *value("data"))
+        spec["data"] = check_data(check, base, *value("data"))
+    if "storage_options" in block:
+        spec["storage_options"] = check_storage_options(check, *value("storage_options"))
     spec.update(_strategy(check, block, path))
     if "columns" in block:
         spec["columns"] = _columns(check, *value("columns"))
@@ -263,35 +264,6 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
     return spec
 
 
-def _data(check: Checker, base: str, raw: Any, line: int, path: str) -> tuple[str, ...] | None:
-    entries = check.strings(raw, line, path)
-    if entries is None:
-        return None
-    lines = raw.lines if isinstance(raw, Sequence) else [line] * len(entries)
-    resolved = []
-    found_all = True
-    for i, (entry, where) in enumerate(zip(entries, lines, strict=True)):
-        key = path if isinstance(raw, str) else f"{path}[{i}]"
-        full = os.path.join(base, entry)
-        resolved.append(full)
-        missing = _missing(full)
-        if missing:
-            check.add(where, key, missing)
-            found_all = False
-            continue
-        try:
-            input_files(full)  # a known format (nothing is read)
-        except DataSourceError as exc:
-            check.add(where, key, str(exc))
-            found_all = False
-    if found_all and len(resolved) > 1:
-        try:
-            input_files(resolved)  # one format for all
-        except DataSourceError as exc:
-            check.add(line, path, str(exc))
-    return tuple(resolved)
-
-
 def _labels(check: Checker, base: str, raw: Any, line: int, path: str) -> str | None:
     """The file of human labels (a CSV or parquet file, relative to the manifest)."""
     if not isinstance(raw, str) or not raw:
@@ -304,25 +276,6 @@ def _labels(check: Checker, base: str, raw: Any, line: int, path: str) -> str | 
             "manifest's folder; sample_for_labelling writes one to fill in)",
         )  # fmt: skip
     return full
-
-
-def _missing(full: str) -> str | None:
-    """Why a data path names no file (None when it names some)."""
-    relative = "(paths are relative to the manifest's folder)"
-    if any(c in full for c in _GLOB_CHARS):
-        if not glob.glob(full, recursive=True):
-            return f"no file matches the glob {full!r} {relative}"
-        return None
-    if Path(full).is_dir():
-        if not any(
-            p.suffix.lower() in SUFFIXES and SUFFIXES[p.suffix.lower()] in FOLDER_FORMATS
-            for p in Path(full).rglob("*")
-        ):
-            return f"the folder {full!r} holds no .parquet, .csv, .tsv, .ndjson or .jsonl file"
-        return None
-    if not Path(full).is_file():
-        return f"data file {full!r} does not exist {relative}"
-    return None
 
 
 def _strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def run_target(
     metrics = [spec.load() for spec in target.metrics]
     judge = target.judge.build(need_key=not dry_run)
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
-    rows = scan_data(list(target.data)).collect()
+    rows = scan_data(list(target.data), target.storage_options).collect()
     pairs = form_pairs(rows, target.strategy, **target.pairing())
     slices = default_slices(pairs.columns) if target.slices is None else list(target.slices)
     check_slices(pairs, slices)

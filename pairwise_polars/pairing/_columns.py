@@ -79,6 +79,8 @@ class PairingOptions(ColumnNames, total=False):
     poles: Sequence[str]
     control: str
     on_invalid: OnInvalid
+    storage_options: Mapping[str, str] | None
+    """How to reach object URIs (``s3://``, ``gs://``, ...): passed to polars, never recorded."""
 
 
 PAIR_FIELDS = ("group_by", "role", "input", "output")

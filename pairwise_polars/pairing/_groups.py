@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Literal, overload
 import polars as pl
 
 from pairwise_polars._errors import Fix, InvalidGroupsError, OptionError, PairwiseWarning
-from pairwise_polars.io._frames import DataLike, PathLike, finish, to_lazy
+from pairwise_polars.io._frames import DataLike, PathLike, finish, open_data, to_lazy
+from pairwise_polars.io._stores import StorageOptions
 from pairwise_polars.pairing._columns import (
     PAIR_FIELDS,
     ColumnNames,
@@ -66,6 +67,7 @@ def check_groups(
     reference: str = ...,
     poles: Sequence[str] = ...,
     control: str = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.LazyFrame: ...
 @overload
@@ -77,6 +79,7 @@ def check_groups(
     reference: str = ...,
     poles: Sequence[str] = ...,
     control: str = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame: ...
 @overload
@@ -88,6 +91,7 @@ def check_groups(
     reference: str = ...,
     poles: Sequence[str] = ...,
     control: str = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def check_groups(
@@ -98,6 +102,7 @@ def check_groups(
     reference: str = "reference",
     poles: Sequence[str] = ("pole_a", "pole_b"),
     control: str = CONTROL_ROLE,
+    storage_options: StorageOptions | None = None,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame:
     """One row per problem: the group column, ``problem``, ``n_rows`` (the group's rows; for
@@ -123,6 +128,7 @@ def check_groups(
     >>> check_groups(df).rows()
     [(2, 'no_reference', 1, "roles seen: 'variant'")]
     """
+    data = open_data(data, storage_options)
     columns = Columns.of(columns, names, caller="check_groups")
     frame, eager, id_col = checked_rows(
         data, columns, strategy, poles, control=control, reference=reference, caller="check_groups"

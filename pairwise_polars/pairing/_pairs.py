@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, cast, overload
 import polars as pl
 
 from pairwise_polars._errors import ColumnError, EmptyDataWarning, OptionError
-from pairwise_polars.io import DataLike, PathLike, finish, input_files, is_paths
+from pairwise_polars.io import (
+    DataLike,
+    PathLike,
+    StorageOptions,
+    finish,
+    input_files,
+    is_paths,
+    open_data,
+)
 from pairwise_polars.pairing._columns import (
     KEY_FIELDS,
     PAIR_FIELDS,
@@ -56,6 +64,7 @@ def form_pairs(
     control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.LazyFrame: ...
 @overload
@@ -69,6 +78,7 @@ def form_pairs(
     control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame: ...
 @overload
@@ -82,6 +92,7 @@ def form_pairs(
     control: str = ...,
     on_invalid: OnInvalid = ...,
     keys_only: bool = ...,
+    storage_options: StorageOptions | None = ...,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def form_pairs(
@@ -94,6 +105,7 @@ def form_pairs(
     control: str = CONTROL_ROLE,
     on_invalid: OnInvalid = "raise",
     keys_only: bool = False,
+    storage_options: StorageOptions | None = None,
     **names: Unpack[ColumnNames],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Form the pairs to judge, one row per pair.
@@ -108,7 +120,8 @@ def form_pairs(
     along with ``_a`` / ``_b`` suffixes. Lazy in, lazy out; eager in, eager out.
     ``keys_only=True`` returns only ``pair_id``, the group column, ``dimension``, ids, roles,
     ``pair_kind`` and attributes (no text, no carried columns): the cheap frame for planning
-    large runs, where text is attached later.
+    large runs, where text is attached later. Paths may be object URIs (``s3://``, ``gs://``,
+    ``az://``, ``hf://``, ``https://``), read with ``storage_options``.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"group_id": [1, 1, 1], "role": ["reference", "variant", "variant"],
@@ -121,6 +134,7 @@ def form_pairs(
     """
     if on_invalid not in ("raise", "skip"):
         raise OptionError(f'on_invalid must be "raise" or "skip", got {on_invalid!r}.')
+    data = open_data(data, storage_options)
     columns = Columns.of(columns, names)
     group_by = columns.group_by
     required = KEY_FIELDS if keys_only else PAIR_FIELDS

@@ -146,7 +146,7 @@ class Column:
     width: float
     height: float
     value: str
-    """The count above the bar ("" when it would not fit its column)."""
+    """The count above the bar (shortened, ``12k``, when the full count would not fit)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +161,15 @@ class ColumnChart:
     columns: tuple[Column, ...]
     grid: tuple[tuple[float, str], ...]
     """Horizontal grid lines: (y, count label)."""
+
+
+def compact_count(count: int) -> str:
+    """A count in at most four characters: ``999``, ``1.2k``, ``45k``, ``3.4M``."""
+    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if count >= size:
+            value = count / size
+            return f"{value:.1f}{unit}" if value < 10 else f"{value:.0f}{unit}"
+    return str(count)
 
 
 def column_chart(
@@ -184,8 +193,8 @@ def column_chart(
         x = left + 4 + i * pitch + (pitch - bar_w) / 2 - 3
         h = plot_height * count / peak
         y = top + plot_height - h
-        value = f"{count:,}"
         fits = int((pitch - 2) // CHAR_PX)
+        value = f"{count:,}" if len(f"{count:,}") <= fits else compact_count(count)
         columns.append(
             Column(
                 label=label if len(label) <= fits else "",
@@ -196,7 +205,7 @@ def column_chart(
                 y=round(y, 1),
                 width=bar_w,
                 height=round(h, 1),
-                value=value if len(value) <= fits else "",
+                value=value,
             )
         )
     grid = tuple(

@@ -33,6 +33,14 @@ _BINS = (
     (1.0, "≤ 1"),
 )
 """Score bins of the distribution strips (upper bound, label): 0 is equivalent treatment."""
+POSITION_NOTE = (
+    "The orders disagree on a pair when its two scores differ by any amount; a position flip "
+    "is a disagreement that changes the verdict: one order judged the pair equivalent (score "
+    "at or below the equivalence threshold) and the other did not. Every flip is a "
+    "disagreement, so the flip rate is at most the disagreement rate; many disagreements with "
+    "few flips mean the judge's position moves scores without changing verdicts."
+)
+"""What the report says to tell the two position figures apart."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Position:
     stats: tuple[tuple[str, str], ...]
     by_slice: Table | None
     chart: ColumnChart | None
+    note: str = POSITION_NOTE
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ class Segment:
     css: str
     width: float
     hover: str
+    label: str = ""
+    """The bin and its count (``0: 40``), shown under the strip."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +171,7 @@ def _segments(counts: Mapping[int, int], kind: str) -> tuple[Segment, ...]:
             width=round(100 * counts[i] / total, 2),
             hover=f"{kind}: score {_BINS[i][1]}: {counts[i]:,} of {total:,} "
             f"({counts[i] / total:.0%})",
+            label=f"{_BINS[i][1]}: {counts[i]:,}",
         )
         for i in range(len(_BINS))
         if counts.get(i)

@@ -9,12 +9,13 @@ little more than those rows.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import polars as pl
 
-from pairwise_polars.io import Source, scan_source
+from pairwise_polars.io import Source, is_uri, scan_data, scan_source
 from pairwise_polars.pairing import PairingOptions, Strategy, form_pairs
 
 POS = "__pairwise_run_pos"
@@ -47,12 +48,23 @@ class RunPlan:
     rows_read: int
     """Rows the chunks' row ranges cover together: about n_rows when each group's rows sit
     together in the file, up to n_rows times the number of chunks when they are scattered."""
+    storage_options: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    """How to reach the source's objects in a store (never recorded)."""
 
 
-def file_fingerprint(files: list[str]) -> list[dict[str, Any]]:
-    """Size and modification time of every file: a rewritten file is a different input."""
+def file_fingerprint(
+    files: list[str], storage_options: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Size and modification time of every file: a rewritten file is a different input. An
+    object in a store gives its row count as its size and no time (polars reads no object
+    metadata), so an object rewritten with as many rows is not told apart: the pair digest
+    still refuses one whose pairs changed."""
     out = []
     for path in files:
+        if is_uri(path):
+            rows = scan_data(path, storage_options).select(pl.len()).collect().item()
+            out.append({"path": path, "size": int(rows), "mtime_ns": 0})
+            continue
         stat = os.stat(path)
         out.append({"path": path, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
     return out
@@ -108,6 +120,7 @@ def plan_chunks(
     hi = _int(groups[_HI].sum())
     n_pairs = _int(groups[_PAIRS].sum())
     return RunPlan(
+        storage_options=pairing.get("storage_options"),
         files=files,
         chunks=chunks,
         n_rows=_int(n_rows.item()),

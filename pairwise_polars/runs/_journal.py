@@ -277,16 +277,50 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         label = _LABELS.get(key, f"{key} differs")
         if key == "source":
             found.append(label)
-        elif isinstance(before, dict) and isinstance(after, dict):
-            changed = [
-                f"{name}: was {_short(before.get(name))}, now {_short(after.get(name))}"
-                for name in sorted(set(before) | set(after))
-                if _canonical(before.get(name)) != _canonical(after.get(name))
-            ]
-            found.append(f"{label} ({'; '.join(changed)})")
-        else:
+            continue
+        changed = _changes(before, after, "")
+        if changed == [""]:
             found.append(f"{label} (was {_short(before)}, now {_short(after)})")
+        else:
+            found.append(f"{label} ({'; '.join(changed)})")
     return found
+
+
+def _changes(before: Any, after: Any, path: str) -> list[str]:
+    """Where two recorded values differ, down to the leaves: ``judge.identity.temperature:
+    was 0, now 0.7``, so the message names the option that differs however deep it lies (a
+    list of metrics is indexed by their names). ``[""]`` when the values themselves differ."""
+    if _canonical(before) == _canonical(after):
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [
+            change
+            for name in sorted(set(before) | set(after))
+            for change in _changes(before.get(name), after.get(name), _join(path, str(name)))
+        ]
+    if isinstance(before, list) and isinstance(after, list):
+        names = [_name(item, i) for i, item in enumerate(before)]
+        if names == [_name(item, i) for i, item in enumerate(after)]:
+            return [
+                change
+                for name, b, a in zip(names, before, after, strict=True)
+                for change in _changes(b, a, f"{path}[{name}]")
+            ]
+        if all(isinstance(item, dict) and "name" in item for item in (*before, *after)):
+            was = ", ".join(str(item["name"]) for item in before) or "none"
+            now = ", ".join(str(item["name"]) for item in after) or "none"
+            return [f"{path or 'names'}: was {was}, now {now}"]
+    if not path:
+        return [""]
+    return [f"{path}: was {_short(before)}, now {_short(after)}"]
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _name(item: Any, index: int) -> str:
+    return str(item["name"]) if isinstance(item, dict) and "name" in item else str(index)
 
 
 def _upgrade(fingerprint: dict[str, Any]) -> dict[str, Any]:

@@ -187,7 +187,7 @@ async def ascore_parquet(
             'batches and waits, so it gains nothing there. Use runner="local" with it.'
         )
     destination = Path(destination)
-    found = source_files(source)
+    found = source_files(source, storage_options=pairing.get("storage_options"))
     files = list(found.files)
     columns = _columns(pairing)
     scan = scan_rows(found, columns.id)
@@ -506,7 +506,10 @@ def _fingerprint(
     order: Order,
 ) -> dict[str, Any]:
     return {
-        "source": [{k: f[k] for k in ("size", "mtime_ns")} for f in file_fingerprint(plan.files)],
+        "source": [
+            {k: f[k] for k in ("size", "mtime_ns")}
+            for f in file_fingerprint(plan.files, plan.storage_options)
+        ],
         "pairs": {
             "n_rows": plan.n_rows,
             "n_pairs": plan.n_pairs,

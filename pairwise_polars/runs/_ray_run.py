@@ -131,6 +131,7 @@ def run_chunks(
         "group_by": job.group_by,
         "mapping": ray.put(mapping),
         "source_format": source.format,
+        "storage_options": source.storage_options,
     }
     rows = ray.data.from_items(slices, override_num_blocks=len(slices)).map_batches(
         cast(Any, _read_slices), batch_size=1, batch_format="pyarrow", fn_kwargs=reader
@@ -299,7 +300,7 @@ def _slices(source: Source) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     offset = 0
     for path in source.files:
-        single = Source((path,), source.format, path)
+        single = Source((path,), source.format, path, source.storage_options)
         rows = int(scan_source(single).select(pl.len()).collect().item())
         for start in range(0, rows, SLICE_ROWS):
             length = min(SLICE_ROWS, rows - start)
@@ -319,6 +320,7 @@ def _read_slices(
     group_by: str,
     mapping: Any,
     source_format: Any,
+    storage_options: Any = None,
 ) -> pa.Table:
     """Read a slice of one file with polars (the rows' positions and ids as the local runner
     gives them), keep the rows of chunks still to score, tagged with their chunk."""
@@ -329,7 +331,7 @@ def _read_slices(
     chunks = _MAPPINGS[key]
     frames = []
     for item in batch.to_pylist():
-        single = Source((item["path"],), source_format, item["path"])
+        single = Source((item["path"],), source_format, item["path"], storage_options)
         start = item["offset"] + item["start"]
         rows = (
             scan_source(single)

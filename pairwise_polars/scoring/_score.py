@@ -15,7 +15,7 @@ import polars as pl
 from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
 from pairwise_polars.engine._cached_map import lookup
-from pairwise_polars.io import DataLike
+from pairwise_polars.io import DataLike, StorageOptions, open_data
 from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.pairing import Strategy, form_pairs
@@ -121,6 +121,7 @@ async def ascore_pairs(
     order: Order = "random",
     cache: CacheLike = True,
     progress: bool = True,
+    storage_options: StorageOptions | None = None,
     labels: DataLike | None = None,
 ) -> pl.DataFrame:
     """Score a pair frame (from :func:`form_pairs`): one row per (pair, metric).
@@ -148,6 +149,7 @@ async def ascore_pairs(
     >>> pp.score_pairs(pp.form_pairs(rows), progress=False).select("metric", "score").rows()
     [('pairwise-bias', 0.0)]
     """
+    pairs = open_data(pairs, storage_options)
     prepared = prepare(pairs, metrics, judge=judge, both_orders=both_orders, order=order)
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for

@@ -13,10 +13,17 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
-from pairwise_polars.summary._excess import excess_sums, with_excess
+from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
-from pairwise_polars.summary._ppi import PPI_COLUMNS, label_sums, ppi_sums, with_ppi
-from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
+from pairwise_polars.summary._ppi import (
+    LABEL_SUM_COLUMNS,
+    PPI_COLUMNS,
+    attach_control_labels,
+    label_sums,
+    ppi_sums,
+    with_ppi,
+)
+from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
 """Summary columns of position bias: values only where both orders were judged."""
@@ -94,7 +101,9 @@ def aggregate(
     noise floor) and ``excess_divergence``, ``mean_divergence`` minus
     ``control_mean_divergence``: the divergence beyond what re-asking the same question gives,
     with ``_low`` / ``_high`` bounds over groups (see :mod:`pairwise_polars.summary._excess`).
-    The figures are null when a slice has no scored control pair.
+    The figures are null when a slice has no scored control pair. Whatever ``by`` is, a
+    slice's control pairs are those of the groups its counterfactual pairs belong to (a control
+    pair measures its group's noise); control pairs never form slices of their own.
 
     ``labels`` (a frame or a file of human labels: ``pair_id`` or ``group_id``, ``id_a``,
     ``id_b``; ``metric``; ``label`` on the metric's rubric; see
@@ -167,12 +176,25 @@ def combine(
     Raises :class:`ScoreError` when a score lies outside [0, 1]."""
     keys = list(keys)
     n_scored = pl.col("n_scored")
-    labelled = "n_labelled" in sums.lazy().collect_schema()
+    sums = sums.lazy()
+    names = sums.collect_schema().names()
+    labelled = "n_labelled" in names
+    out_of_range = sums.select(pl.col("n_out_of_range").sum()).collect().item()
+    if out_of_range:
+        raise ScoreError(
+            f"{out_of_range} scores lie outside [0, 1]; aggregate expects the "
+            "normalised `score` column (raw / rubric max), not `raw_score`."
+        )
+    known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
+    groups = [c for c in names if c not in known]
+    if len(groups) == 1:  # the group column: controls are the noise of their group
+        sums = attach_controls(sums, keys, groups[0])
+        if labelled:
+            sums = attach_control_labels(sums, keys, groups[0])
     per_slice = (
         # Every column as a sort key: the float sums over groups (and so the intervals) come
         # out the same to the last bit whatever order the rows or the blocks arrived in.
-        sums.lazy()
-        .sort(sums.lazy().collect_schema().names(), nulls_last=True)
+        sums.sort(names, nulls_last=True)
         .group_by(keys, maintain_order=True)
         .agg(
             pl.col("n_pairs", "n_scored", "n_errors").sum(),
@@ -195,12 +217,6 @@ def combine(
         )
         .collect()
     )
-    bad = per_slice.filter(pl.col("n_out_of_range") > 0)
-    if not bad.is_empty():
-        raise ScoreError(
-            f"{bad['n_out_of_range'].sum()} scores lie outside [0, 1]; aggregate expects the "
-            "normalised `score` column (raw / rubric max), not `raw_score`."
-        )
     summary = with_intervals(per_slice, confidence)
     if labelled:
         summary = with_ppi(summary, confidence)

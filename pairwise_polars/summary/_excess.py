@@ -22,6 +22,8 @@ per-group sums, so a merged block of sums gives the same interval. With no score
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from pairwise_polars.summary._intervals import satterthwaite
@@ -29,6 +31,31 @@ from pairwise_polars.summary._student_t import t_quantile
 
 EXCESS = "excess_divergence"
 CONTROL_MEAN = "control_mean_divergence"
+CONTROL_SUMS = ("n_control", "n_control_scored", "n_control_errors", "control_score_sum")
+"""The per-group sums of control pairs (see :func:`~pairwise_polars.summary._sums.group_sums`)."""
+
+
+def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> pl.LazyFrame:
+    """Per-group sums whose control columns are the control pairs of the whole group (and
+    metric), on every slice row of the group's counterfactual pairs.
+
+    A control pair measures the noise of its group, not of a slice: its own slice values (the
+    reference's ``attribute`` as ``attribute_b``, a ``role_b`` of ``control``) say nothing about
+    the variants. So every slice of counterfactual pairs draws its noise floor from the control
+    pairs of the groups it contains, whatever the slicing columns, and control pairs never form
+    slices of their own. Without slice columns (the overall row) the sums are left as they are,
+    groups with control pairs only included. The sums may come merged from blocks in any
+    split: the control columns are added up per group first."""
+    joint = [k for k in keys if k == "metric"]
+    if [k for k in keys if k not in joint] == []:
+        return sums
+    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_SUMS).sum())
+    return (
+        sums.filter(pl.col("n_pairs") > 0)
+        .drop(CONTROL_SUMS)
+        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
+        .with_columns(pl.col(CONTROL_SUMS).fill_null(0))
+    )
 
 
 def excess_sums() -> list[pl.Expr]:

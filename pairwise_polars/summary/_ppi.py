@@ -81,7 +81,25 @@ LABEL_SUM_COLUMNS = (
     "control_judged_sum",
 )
 """The per-group sums of :func:`label_sums` besides the keys; each adds up across blocks."""
+CONTROL_LABEL_SUMS = ("n_control_labelled", "control_label_sum", "control_judged_sum")
 _Y, _F, _CY, _CF = "__ppi_label", "__ppi_judged", "__ppi_control_label", "__ppi_control_judged"
+
+
+def attach_control_labels(
+    sums: pl.LazyFrame, keys: Sequence[str], group_by: str
+) -> pl.LazyFrame:
+    """The labelled control pairs of each whole group (and metric) on every slice row of the
+    group, as :func:`~pairwise_polars.summary._excess.attach_controls` does for the judge's
+    control sums: a control pair is the noise of its group, not of a slice."""
+    joint = [k for k in keys if k == "metric"]
+    if [k for k in keys if k not in joint] == []:
+        return sums
+    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    return (
+        sums.drop(CONTROL_LABEL_SUMS)
+        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
+        .with_columns(pl.col(CONTROL_LABEL_SUMS).fill_null(0))
+    )
 
 
 def label_sums(

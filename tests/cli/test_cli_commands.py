@@ -220,7 +220,10 @@ def test_summarize(scored: str, workdir: Path, capsys: pytest.CaptureFixture[str
     }
 
     assert main(["summarize", scored, "-o", "s.txt"]) == EXIT_INVALID
-    assert capsys.readouterr().err == "Error: -o 's.txt': use a .parquet, .csv or .md file name.\n"
+    assert capsys.readouterr().err == (
+        "Error: Cannot write the summary (-o; .md for the table shown) 's.txt': its suffix picks "
+        "the format, so name it .parquet, .csv, .tsv, .ndjson/.jsonl or .json.\n"
+    )
     assert main(["summarize", scored, "--by", "model"]) == EXIT_INVALID
     assert capsys.readouterr().err.startswith("Error: aggregate needs columns ['model']")
 

@@ -112,7 +112,8 @@ def test_max_retry_wait_must_be_a_number_of_seconds() -> None:
 
 
 def test_the_manifest_and_the_cli_take_the_settings(tmp_path, monkeypatch, capsys) -> None:
-    from pairwise_polars.manifest import load_manifest, validate
+    from pairwise_polars.manifest import load_manifest
+    from pairwise_polars.manifest._schema import validate
 
     path = tmp_path / "m.yaml"
     block = "{model: judge, max_retry_wait: 5, transport: sdk}"

@@ -71,7 +71,15 @@ def test_controls_never_change_the_counterfactual_columns(data, control_scores) 
         )
         assert plain["n_control"].to_list() == [0] * plain.height
         assert plain["excess_divergence"].null_count() == plain.height
-        n_control = both.filter(pl.col("pair_kind") == "control").group_by(keys).len()
+        # a slice counts the control pairs of the groups (and metric) it contains
+        controls = both.filter(pl.col("pair_kind") == "control")
+        n_control = (
+            cf.select(*keys, "group_id")
+            .unique()
+            .join(controls.group_by("group_id", "metric").len(), on=["group_id", "metric"])
+            .group_by(keys)
+            .agg(pl.col("len").sum())
+        )
         got = controlled.join(n_control, on=keys, how="left").with_columns(
             pl.col("len").fill_null(0)
         )
