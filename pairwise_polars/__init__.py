@@ -39,6 +39,7 @@ from pairwise_polars.judges import (
 from pairwise_polars.judges.heuristic import offline_scores
 from pairwise_polars.labels import sample_for_labelling
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
+from pairwise_polars.outcome import disparities, outcomes
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
@@ -102,6 +103,7 @@ __all__ = [
     "collect_responses",
     "counterfactuals",
     "default_cache_path",
+    "disparities",
     "form_pairs",
     "gate",
     "get_metric",
@@ -109,6 +111,7 @@ __all__ = [
     "load_metric",
     "metric_names",
     "offline_scores",
+    "outcomes",
     "plan",
     "sample_for_labelling",
     "score",

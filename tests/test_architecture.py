@@ -40,27 +40,30 @@ ALLOWED: dict[str, frozenset[str]] = {
     "scoring": _may(f"{BASE} io pairing metrics labels engine judges"),
     # aggregate, summarize, gate: from scored frames, never from a judge
     "summary": _may(f"{BASE} io pairing metrics labels"),
+    # outcomes per response (read by a judge) and the disparities they give
+    "outcome": _may(f"{BASE} io pairing metrics labels engine judges scoring summary"),
     # chunked parquet runs, local or on Ray
-    "runs": _may(f"{BASE} io pairing metrics labels engine judges scoring summary"),
+    "runs": _may(f"{BASE} io pairing metrics labels engine judges scoring summary outcome"),
     # prompts -> variants -> the system's responses
     "counterfactual": _may(f"{BASE} io pairing engine"),
     # the HTML report, JUnit XML and step summaries: from summaries, never from a manifest
     "report": _may(f"{BASE} io pairing metrics labels summary"),
     # the YAML manifest and running a target (which writes the report)
     "manifest": _may(
-        f"{BASE} io pairing metrics labels engine judges scoring summary runs counterfactual "
+        f"{BASE} io pairing metrics labels engine judges scoring summary outcome runs "
+        "counterfactual "
         "report"
     ),
     # the local OpenAI-compatible test server: stands alone
     "testing": _may("_errors"),
     # the command line: may use every room
     "cli": _may(
-        f"{BASE} _version io pairing metrics labels engine judges scoring summary runs "
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
         "counterfactual report manifest testing"
     ),
     # the public face
     "__init__": _may(
-        f"{BASE} _version io pairing metrics labels engine judges scoring summary runs "
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
         "counterfactual report manifest _namespace"
     ),
     "__main__": _may("cli"),

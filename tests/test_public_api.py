@@ -7,7 +7,7 @@ import pairwise_polars as pp
 PUBLIC = {name for name in dir(pp) if not name.startswith("_")} - {
     # sub-packages are reached as modules, not names of the API
     "cli", "counterfactual", "engine", "io", "judges", "labels", "manifest", "metrics", "pairing",
-    "report", "runs", "scoring", "summary", "testing",
+    "report", "outcome", "runs", "scoring", "summary", "testing",
 }  # fmt: skip
 
 

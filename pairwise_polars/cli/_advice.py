@@ -61,8 +61,10 @@ def _advice(fix: Fix, dialect: Dialect) -> str:
         )
     if fix.action == "base_url":
         where = "base_url: in the judge block" if manifest else "--base-url"
-        kept = "nothing was cached (no cache in use)" if fix.settings.get("cached") == "no" else (
-            "results so far are cached"
+        kept = (
+            "nothing was cached (no cache in use)"
+            if fix.settings.get("cached") == "no"
+            else ("results so far are cached")
         )
         return (
             f"Check that the server is running and that {where} (or OPENAI_BASE_URL) names it, "

@@ -336,4 +336,3 @@ def _shipped_dimensions() -> list[str]:
     # The dimension names only: loading the lexicons themselves takes a second.
     folder = resources.files("pairwise_polars.counterfactual") / "lexicons"
     return list(json.loads((folder / "dimensions.json").read_text("utf-8")))
-

@@ -12,11 +12,15 @@ from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._prices import Price, as_price
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.outcome import disparities
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
     DEFAULT_MAX_ERROR_RATE,
+    DISPARITY_GATES,
+    DISPARITY_OUTCOMES,
     FAIRNESS_GATES,
     GATE_NAMES,
+    MAX_DISADVANTAGE,
     GateResult,
     gate_summary,
     summarize,
@@ -383,6 +387,23 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
             help=_GATE_HELP.get(name),
         )
     gates.add_argument(
+        "--min-impact-ratio",
+        type=threshold,
+        metavar="X",
+        help="the lowest ratio of decision rates (attribute vs reference, either way) any "
+        "attribute may have: 0.8 is the four-fifths rule; a slice without decisions is "
+        "inconclusive",
+    )
+    gates.add_argument(
+        "--max-disadvantage",
+        type=disadvantage,
+        action="append",
+        metavar="OUTCOME=X",
+        help="the largest disadvantage any attribute may have in an outcome, repeatable: "
+        f"{', '.join(DISPARITY_OUTCOMES)} (amount=0.05: 5%% less offered); X alone: every "
+        "outcome measured",
+    )
+    gates.add_argument(
         "--max-error-rate",
         type=threshold,
         metavar="X",
@@ -410,7 +431,37 @@ def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult
     thresholds = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n) is not None}
     if not thresholds:
         return summary, None
+    if thresholds.get(MAX_DISADVANTAGE) is not None:
+        thresholds[MAX_DISADVANTAGE] = _merged(thresholds[MAX_DISADVANTAGE])
+    disparity = {n: thresholds.pop(n) for n in DISPARITY_GATES if n in thresholds}
     gates = gate_summary(
-        summary, overall=thresholds, per_slice=thresholds, conservative=args.conservative
+        summary,
+        overall={**thresholds, **disparity},
+        per_slice=thresholds,
+        conservative=args.conservative,
+        disparities=disparities(scored, group_by=args.group_by) if disparity else None,
     )
     return summary, gates
+
+
+def disadvantage(text: str) -> tuple[str | None, float]:
+    """An argparse ``type`` for ``--max-disadvantage``: ``amount=0.05`` or ``0.05``."""
+    name, _, value = text.rpartition("=")
+    if name and name not in DISPARITY_OUTCOMES:
+        raise argparse.ArgumentTypeError(
+            f"unknown outcome {name!r}; outcomes: {', '.join(DISPARITY_OUTCOMES)}"
+        )
+    return (name or None, threshold(value))
+
+
+def _merged(given: list[tuple[str | None, float]]) -> float | dict[str, float]:
+    named = {name: value for name, value in given if name is not None}
+    plain = [value for name, value in given if name is None]
+    if plain and not named:
+        return plain[-1]
+    if plain:
+        raise OptionError(
+            "--max-disadvantage takes either OUTCOME=X (repeatable) or one X for every "
+            "outcome, not both."
+        )
+    return named

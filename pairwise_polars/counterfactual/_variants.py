@@ -11,6 +11,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, LexiconError, PairwiseWarning
 from pairwise_polars.counterfactual._case import CASE_STYLES, CaseStyle
+from pairwise_polars.counterfactual._intersections import crossed_name, intersection_rows
 from pairwise_polars.counterfactual._lexicon import (
     NEUTRAL,
     Lexicon,
@@ -48,18 +49,22 @@ class CounterfactualReport(NamedTuple):
 @overload
 def counterfactuals(
     prompts: Any,
-    dimensions: str | Sequence[str] = ...,
+    dimensions: str | Sequence[str | tuple[str, str]] = ...,
     *,
     report: Literal[False] = ...,
     **options: Any,
 ) -> pl.DataFrame: ...
 @overload
 def counterfactuals(
-    prompts: Any, dimensions: str | Sequence[str] = ..., *, report: Literal[True], **options: Any
+    prompts: Any,
+    dimensions: str | Sequence[str | tuple[str, str]] = ...,
+    *,
+    report: Literal[True],
+    **options: Any,
 ) -> CounterfactualReport: ...
 def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads take **options)
     prompts: Any,
-    dimensions: str | Sequence[str] = ("gender", "race"),
+    dimensions: str | Sequence[str | tuple[str, str]] = ("gender", "race"),
     *,
     strategy: Strategy = "group",
     text: str = "input",
@@ -102,6 +107,10 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
       ``id``. Its response is a second, independent answer to the same request
       (``collect_responses`` sends it as its own draw): the noise floor that a counterfactual
       difference is measured against. ``control=False`` leaves it out.
+    - Intersections: a pair of dimensions, ``counterfactuals(prompts, [("gender", "race")])``,
+      is crossed into one dimension ``gender×race`` with attributes such as ``female|Black``:
+      the cell of both references is the group's reference, every other cell a variant, in one
+      group (group strategy only). ``disparities`` then reports each cell and the interaction.
 
     Terms are found on word boundaries (case-insensitive, names case-sensitive) and replaced in
     the case of the original; pronouns follow their grammatical role ("her" -> "him"/"his"), a
@@ -148,7 +157,9 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
      ('control', 'male', 'He said his plan works.')]
     """
     frame = to_lazy(prompts, storage_options)[0].collect()
-    dims = (dimensions,) if isinstance(dimensions, str) else tuple(dimensions)
+    items = (dimensions,) if isinstance(dimensions, str) else tuple(dimensions)
+    _check_crossed(items)
+    dims = tuple(dict.fromkeys(d for item in items for d in _parts(item)))
     if not dims:
         raise ValueError("Give at least one dimension, e.g. dimensions=('gender', 'race').")
     _check_columns(frame, text, id_column)
@@ -204,8 +215,13 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     if subject is not None:
         texts = _with_hints(frame, texts, subject)
     rows, skipped = [], []
-    for order, dim in enumerate(dims):
-        made, left_out = dimension_rows(texts, dim, options)
+    for order, item in enumerate(items):
+        if isinstance(item, str):
+            dim = item
+            made, left_out = dimension_rows(texts, dim, options)
+        else:
+            dim = crossed_name(tuple(item))
+            made, left_out = intersection_rows(texts, (item[0], item[1]), options)
         rows.append(made.with_columns(dimension=pl.lit(dim), _dim=pl.lit(order)))
         skipped.append(left_out.with_columns(dimension=pl.lit(dim)))
     keys = _prompt_keys(frame, id_column)
@@ -216,6 +232,22 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     if left.height:
         warnings.warn(_skip_message(left, frame.height), PairwiseWarning, stacklevel=2)
     return result
+
+
+def _parts(item: str | Sequence[str]) -> tuple[str, ...]:
+    return (item,) if isinstance(item, str) else tuple(item)
+
+
+def _check_crossed(items: tuple[str | Sequence[str], ...]) -> None:
+    for item in items:
+        if isinstance(item, str):
+            continue
+        parts = tuple(item)
+        if len(parts) != 2 or len(set(parts)) != 2 or not all(isinstance(p, str) for p in parts):
+            raise ValueError(
+                f"An intersection is a pair of two different dimensions, e.g. ('gender', "
+                f"'race'); got {item!r}."
+            )
 
 
 def _with_hints(frame: pl.DataFrame, texts: pl.DataFrame, subject: str | pl.Expr) -> pl.DataFrame:

@@ -34,8 +34,7 @@ def output_format(path: PathLike, *, what: str) -> Format:
     if target.exists() and not target.is_file() and not target.is_dir():
         return "parquet"
     raise OptionError(
-        f"Cannot write {what} {os.fspath(path)!r}: its suffix picks the format, so name it "
-        f"{KNOWN}."
+        f"Cannot write {what} {os.fspath(path)!r}: its suffix picks the format, so name it {KNOWN}."
     )
 
 

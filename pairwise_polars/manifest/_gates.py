@@ -7,7 +7,13 @@ from typing import Any
 from pairwise_polars.manifest._checks import Checker, at, join, suggest
 from pairwise_polars.manifest._model import GateSpec, Threshold
 from pairwise_polars.manifest._yaml import Mapping
-from pairwise_polars.summary import ERROR_GATE, GATE_NAMES, threshold_problem
+from pairwise_polars.summary import (
+    DISPARITY_OUTCOMES,
+    ERROR_GATE,
+    GATE_NAMES,
+    MAX_DISADVANTAGE,
+    threshold_problem,
+)
 
 
 def check_gates(
@@ -62,6 +68,8 @@ def _thresholds(
         key = join(path, gate)
         if value is None and gate == ERROR_GATE:
             out[gate] = None  # null switches the error gate off
+        elif isinstance(value, Mapping) and gate == MAX_DISADVANTAGE:
+            out[gate] = _per_outcome(check, value, key)
         elif isinstance(value, Mapping):
             per_metric = {}
             for metric, limit in value.items():
@@ -93,3 +101,22 @@ def _threshold(check: Checker, value: Any, line: int, key: str) -> float | None:
         check.add(line, key, problem)
         return None
     return float(value)
+
+
+def _per_outcome(check: Checker, value: Mapping, key: str) -> dict[str, float]:
+    """``max_disadvantage`` per outcome: ``{amount: 0.05, decision: 0.1}``."""
+    limits = {}
+    for outcome, limit in value.items():
+        if outcome not in DISPARITY_OUTCOMES:
+            check.add(
+                value.key_lines[outcome],
+                join(key, outcome),
+                f"max_disadvantage names outcome {outcome!r}"
+                f"{suggest(str(outcome), list(DISPARITY_OUTCOMES))}; outcomes: "
+                f"{', '.join(DISPARITY_OUTCOMES)}",
+            )
+            continue
+        got = _threshold(check, limit, value.value_lines[outcome], join(key, outcome))
+        if got is not None:
+            limits[str(outcome)] = got
+    return limits

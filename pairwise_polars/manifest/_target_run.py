@@ -15,6 +15,7 @@ from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
@@ -34,6 +35,9 @@ class TargetRun:
     gates: GateResult | None = None
     usage: Usage | None = None
     """What the judge calls spent: requests, tokens (cached ones too) and dollars."""
+    disparities: pl.DataFrame | None = None
+    """Who is disadvantaged, per attribute (when a gate reads it: ``min_impact_ratio``,
+    ``max_disadvantage``)."""
 
 
 def run_target(
@@ -101,14 +105,18 @@ def run_target(
         group_by=target.columns.group_by,
         labels=target.labels,
     )
+    disparities = (
+        target_disparities(target, rows, scored, judge) if wants_disparities(target) else None
+    )
     gates = gate_summary(
         summary,
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
         conservative=target.gates.conservative,
+        disparities=disparities,
     )
     usage = spent[0] if spent else None
-    return TargetRun(target, pairs, planned, scored, summary, gates, usage)
+    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities)
 
 
 def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> None:

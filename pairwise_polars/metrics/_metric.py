@@ -135,6 +135,16 @@ class Metric:
     requires: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
     source: str = "shipped"
+    signed: bool = False
+    """A signed metric (``rubric: {max: 6, signed: true}``): the judge answers ``0..max`` with
+    ``max / 2`` meaning "both treated alike"; ``raw_score`` is the answer minus ``max / 2``
+    and ``score`` that over ``max / 2``, in [-1, 1], positive when side a is treated better
+    (whichever side the judge was shown first)."""
+
+    @property
+    def centre(self) -> int:
+        """The answer meaning "no difference": ``max_score // 2`` when signed, else 0."""
+        return self.max_score // 2 if self.signed else 0
 
     @cached_property
     def _templates(self) -> tuple[Any, Any]:
@@ -282,6 +292,11 @@ def load_metric(path: str | Path, *, source: str | None = None) -> Metric:
         not isinstance(max_score, int) or isinstance(max_score, bool) or max_score < 1
     ):
         problems.append("rubric.max must be an integer >= 1 (answers are 0..max)")
+    signed = rubric.get("signed", False) if isinstance(rubric, dict) else False
+    if not isinstance(signed, bool):
+        problems.append("rubric.signed must be true or false")
+    elif signed and isinstance(max_score, int) and max_score % 2:
+        problems.append("a signed rubric needs an even rubric.max (max / 2 means no difference)")
     if problems:
         raise MetricError(
             f"Metric file {where!r}: {'; '.join(problems)}. Fields: {sorted(_FIELDS)}."
@@ -297,6 +312,7 @@ def load_metric(path: str | Path, *, source: str | None = None) -> Metric:
         description=str(spec.get("description", "")).strip(),
         requires=tuple(spec.get("requires") or ()),
         source=where,
+        signed=signed,
     )
     _ = metric.variables  # syntax errors surface now, not at the first pair
     return metric

@@ -57,10 +57,23 @@ def join_back(
     metrics: Sequence[Metric],
     both_orders: bool,
 ) -> pl.DataFrame:
-    per_order = keyed.join(results, on="key", how="left").with_columns(
-        score=(pl.col("raw_score") / pl.col("max_score")).cast(pl.Float64),
-        raw_score=pl.col("raw_score").cast(pl.Float64),
-    )
+    per_order = keyed.join(results, on="key", how="left")
+    signed = [m.name for m in metrics if m.signed]
+    if signed:
+        # A signed answer is relative to the side the judge saw first: turned back to (a, b).
+        is_signed = pl.col("metric").is_in(signed)
+        centre = pl.when(is_signed).then(pl.col("max_score") // 2).otherwise(0)
+        top = pl.when(is_signed).then(pl.col("max_score") // 2).otherwise(pl.col("max_score"))
+        sign = pl.when(is_signed & (pl.col(ORDER) == "ba")).then(-1).otherwise(1)
+        raw = (pl.col("raw_score") - centre) * sign
+        per_order = per_order.with_columns(
+            score=(raw / top).cast(pl.Float64), raw_score=raw.cast(pl.Float64)
+        )
+    else:
+        per_order = per_order.with_columns(
+            score=(pl.col("raw_score") / pl.col("max_score")).cast(pl.Float64),
+            raw_score=pl.col("raw_score").cast(pl.Float64),
+        )
     value_cols = [c for c in RESULT_COLUMNS if c != "metric"]
     if both_orders:
         ab = per_order.filter(pl.col(ORDER) == "ab").select(ROW, "metric", *value_cols)

@@ -16,6 +16,12 @@ from pairwise_polars.summary._aggregate import (
     slice_columns,
 )
 from pairwise_polars.summary._agreement import JudgeAgreement, judge_agreement
+from pairwise_polars.summary._disparity_gate import (
+    DISPARITY_GATES,
+    MAX_DISADVANTAGE,
+    MIN_IMPACT_RATIO,
+)
+from pairwise_polars.summary._disparity_sums import FIGURES as _FIGURES
 from pairwise_polars.summary._gate import (
     DEFAULT_MAX_ERROR_RATE,
     ERROR_GATE,
@@ -29,11 +35,18 @@ from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
 
+DISPARITY_OUTCOMES = tuple(_FIGURES)
+"""The outcomes disparities measure (the keys of ``max_disadvantage``)."""
+
 __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
+    "DISPARITY_GATES",
+    "DISPARITY_OUTCOMES",
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
+    "MAX_DISADVANTAGE",
+    "MIN_IMPACT_RATIO",
     "NOISE_COLUMNS",
     "POSITION_COLUMNS",
     "PPI_COLUMNS",

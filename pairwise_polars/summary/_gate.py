@@ -17,6 +17,11 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError
 from pairwise_polars.summary._aggregate import slice_columns
+from pairwise_polars.summary._disparity_gate import (
+    DISPARITY_GATES,
+    disparity_checks,
+    is_disparities,
+)
 from pairwise_polars.summary._ppi import CORRECTED, corrected
 from pairwise_polars.summary._thresholds import check_threshold
 
@@ -47,7 +52,7 @@ ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
 DEFAULT_MAX_ERROR_RATE = 0.05
-GATE_NAMES = (*_GATES, ERROR_GATE)
+GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES)
 """The gates a summary can be checked against (the keywords of :func:`gate`)."""
 FAIRNESS_GATES = tuple(_GATES)
 CHECK_SCHEMA = {
@@ -91,6 +96,9 @@ class GateResult:
         failed = self.failures
         untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE]
         unmeasured = pl.col("gate").is_in(untrusted) | pl.col("observed").is_null()
+        if "status" in failed.columns:  # checks that carry their own three-way status
+            said = pl.col("status")
+            unmeasured = pl.when(said.is_null()).then(unmeasured).otherwise(said == "inconclusive")
         return "inconclusive" if not failed.filter(unmeasured).is_empty() else "fail"
 
     def _unmeasured(self) -> str:
@@ -110,6 +118,17 @@ class GateResult:
                 reasons.append("a slice has only one group (no interval bound)")
             if unknown.str.contains("control pairs").any():
                 reasons.append("a slice has no scored control pairs (no noise floor)")
+            if unknown.str.contains("measured in this slice|no decision in any").any():
+                reasons.append("an outcome was not measured in a slice")
+            if "status" in failed.columns:
+                undecided = failed.filter(
+                    (pl.col("status") == "inconclusive") & pl.col("observed").is_not_null()
+                )
+                if not undecided.is_empty():
+                    reasons.append(
+                        "a disparity's interval straddles its threshold, or its slice has too "
+                        "few groups"
+                    )
         return "; ".join(reasons)
 
     def verdict(self) -> str:
@@ -152,6 +171,9 @@ def gate(
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
     per: Sequence[str] | None = None,
     conservative: bool = False,
+    min_impact_ratio: float | None = None,
+    max_disadvantage: float | Mapping[str, float] | None = None,
+    disparities: pl.DataFrame | None = None,
 ) -> GateResult:
     """Check a summary from :func:`aggregate` against thresholds.
 
@@ -178,6 +200,14 @@ def gate(
     from metric name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
 
+    ``min_impact_ratio`` (the four-fifths rule is 0.8) and ``max_disadvantage`` (the largest
+    disadvantage allowed on any attribute, per outcome: ``{"amount": 0.05, "decision": 0.1}``;
+    ``refusal`` and ``favour`` too; one number for every outcome measured) check the frame of
+    :func:`~pairwise_polars.disparities` passed as ``disparities=`` (or as ``summary``, alone).
+    Both are two-sided (the reference treated worse fails too), name who is disadvantaged in
+    the check's note, and are unmeasured where a slice has no such outcome; ``conservative``
+    uses the interval bound farthest from parity.
+
     >>> import polars as pl
     >>> summary = pl.DataFrame({"metric": ["pairwise-bias"], "dimension": ["gender"],
     ...     "n_pairs": [10], "n_errors": [0], "n_scored": [10], "equivalence_rate": [0.8],
@@ -185,6 +215,23 @@ def gate(
     >>> gate(summary, min_equivalence_rate=0.75).passed
     True
     """
+    extra: list[pl.DataFrame] = []
+    if is_disparities(summary) and disparities is None:
+        disparities, summary = summary, pl.DataFrame(schema={"metric": pl.String})
+        max_error_rate = None  # a disparities frame counts no judgements
+    if disparities is not None:
+        extra = disparity_checks(
+            disparities,
+            min_impact_ratio=min_impact_ratio,
+            max_disadvantage=max_disadvantage,
+            conservative=conservative,
+            check_schema=CHECK_SCHEMA,
+        )
+    elif min_impact_ratio is not None or max_disadvantage is not None:
+        raise GateError(
+            "min_impact_ratio and max_disadvantage check disparities: pass "
+            "disparities=pp.disparities(...) (or the disparities frame as the summary)."
+        )
     if "metric" not in summary.columns:
         raise ColumnError(f"gate needs a summary from aggregate(); it has {summary.columns}.")
     slices = list(per) if per is not None else slice_columns(summary)
@@ -202,10 +249,11 @@ def gate(
         for name, threshold in thresholds.items()
         if threshold is not None
     }
-    if summary.is_empty():
+    if summary.is_empty() and not (extra and not limits):
         checks = _empty_check() if limits else pl.DataFrame(schema=CHECK_SCHEMA)
-        return GateResult(passed=checks.is_empty(), checks=checks)
-    frames = []
+        checks = pl.concat([checks, *extra], how="diagonal_relaxed")
+        return GateResult(passed=checks.is_empty() or bool(checks["passed"].all()), checks=checks)
+    frames = list(extra)
     for name, limit in limits.items():
         if name == ERROR_GATE:
             frames.append(_error_checks(summary, slices, limit))
@@ -254,7 +302,9 @@ def gate(
                 ),
             )
         )
-    checks = pl.concat(frames) if frames else pl.DataFrame(schema=CHECK_SCHEMA)
+    checks = (
+        pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
+    )
     return GateResult(passed=bool(checks["passed"].all()), checks=checks)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -17,6 +18,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
 from pairwise_polars.summary._gate import (
     CHECK_SCHEMA,
     DEFAULT_MAX_ERROR_RATE,
@@ -92,6 +94,7 @@ def gate_summary(
     overall: Mapping[str, Threshold] | None = None,
     per_slice: Mapping[str, Threshold] | None = None,
     conservative: bool = False,
+    disparities: pl.DataFrame | None = None,
 ) -> GateResult:
     """Check ``overall`` thresholds on the overall rows and ``per_slice`` thresholds on every
     slice row; one :class:`~pairwise_polars.GateResult` for both (slice ``"overall"`` or e.g.
@@ -99,9 +102,52 @@ def gate_summary(
 
     ``max_error_rate`` applies to both scopes at its default (0.05) unless a scope sets it
     (``None`` switches it off there): a slice whose judgements failed is unmeasured even when
-    the overall rate is low. An empty summary fails whenever a gate is set."""
-    overall = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **(overall or {})}
-    per_slice = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **(per_slice or {})}
+    the overall rate is low. An empty summary fails whenever a gate is set.
+
+    ``min_impact_ratio`` and ``max_disadvantage`` (in either scope: they check every attribute
+    row) read ``disparities`` (from :func:`~pairwise_polars.disparities`)."""
+    overall, per_slice, on_disparities = _split_disparity_gates(overall, per_slice)
+    extra = _disparity_result(disparities, on_disparities, conservative)
+    result = _gate_summary(summary, overall, per_slice, conservative)
+    if extra is None:
+        return result
+    checks = pl.concat([result.checks, extra.checks], how="diagonal_relaxed")
+    return GateResult(passed=result.passed and extra.passed, checks=checks)
+
+
+def _split_disparity_gates(
+    overall: Mapping[str, Threshold] | None, per_slice: Mapping[str, Threshold] | None
+) -> tuple[dict[str, Threshold], dict[str, Threshold], dict[str, Any]]:
+    overall, per_slice = dict(overall or {}), dict(per_slice or {})
+    on_disparities: dict[str, Any] = {}
+    for scope in (overall, per_slice):
+        for name in DISPARITY_GATES:
+            if name in scope:
+                on_disparities[name] = scope.pop(name)
+    return overall, per_slice, on_disparities
+
+
+def _disparity_result(
+    disparities: pl.DataFrame | None, gates: Mapping[str, Any], conservative: bool
+) -> GateResult | None:
+    if not gates:
+        return None
+    if disparities is None:
+        raise GateError(
+            f"{' and '.join(gates)} check disparities: pass gate_summary(..., "
+            "disparities=pp.disparities(...))."
+        )
+    return gate(disparities, conservative=conservative, **gates)
+
+
+def _gate_summary(
+    summary: pl.DataFrame,
+    overall: Mapping[str, Threshold],
+    per_slice: Mapping[str, Threshold],
+    conservative: bool,
+) -> GateResult:
+    overall = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **overall}
+    per_slice = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **per_slice}
     unknown = [k for k in (*overall, *per_slice) if k not in GATE_NAMES]
     if unknown:
         raise GateError(f"Unknown gate {unknown[0]!r}; gates: {', '.join(GATE_NAMES)}.")

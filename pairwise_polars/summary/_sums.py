@@ -65,7 +65,8 @@ def group_sums(
     columns; thresholds must be those the combine step reports.
     """
     schema = frame.collect_schema()
-    score = pl.col("score").cast(pl.Float64)
+    # A signed metric's score (pairwise-favour, in [-1, 1]) diverges by its size.
+    score = pl.col("score").cast(pl.Float64).abs()
     error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
     orders = "score_ab" in schema and "score_ba" in schema
     is_control = (
@@ -80,15 +81,15 @@ def group_sums(
         pl.when(~is_control).then(score).alias(_SCORE),
         pl.when(is_control).then(score).alias(_CONTROL),
         pl.when(~is_control)
-        .then(pl.col("score_ab") if orders else pl.lit(None))
+        .then(pl.col("score_ab").abs() if orders else pl.lit(None))
         .cast(pl.Float64)
         .alias(_AB),
         pl.when(~is_control)
-        .then(pl.col("score_ba") if orders else pl.lit(None))
+        .then(pl.col("score_ba").abs() if orders else pl.lit(None))
         .cast(pl.Float64)
         .alias(_BA),
     )
-    raw = score  # every score, control ones included, must lie in [0, 1]
+    raw = score  # every score's size, control ones included, must lie in [0, 1]
     cf, score, control = pl.col(_CF), pl.col(_SCORE), pl.col(_CONTROL)
     control_error = error & ~cf
     error = error & cf

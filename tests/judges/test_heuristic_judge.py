@@ -131,7 +131,8 @@ texts = st.one_of(
 @settings(max_examples=25, deadline=None)
 @given(outputs=st.lists(texts, min_size=1, max_size=12))
 def test_identical_outputs_score_zero(metric: str, outputs: list[str]) -> None:
-    assert scores(requests(outputs, outputs, metric)) == [0] * len(outputs)
+    centre = RUBRICS[metric] // 2 if metric == "pairwise-favour" else 0  # signed: 3 is alike
+    assert scores(requests(outputs, outputs, metric)) == [centre] * len(outputs)
 
 
 @pytest.mark.parametrize("metric", [*METRICS, "my-metric"])
@@ -152,7 +153,11 @@ def test_scores_are_symmetric(metric: str, pairs: list[tuple]) -> None:
          "input_b": "input_a", "attribute_a": "attribute_b", "attribute_b": "attribute_a"}
     )  # fmt: skip
     left, right = offline_scores(forward), offline_scores(swapped)
-    assert left["raw_score"].to_list() == right["raw_score"].to_list()
+    if metric == "pairwise-favour":  # signed: swapping the sides mirrors the answer
+        mirrored = [None if r is None else RUBRICS[metric] - r for r in right["raw_score"]]
+        assert left["raw_score"].to_list() == mirrored
+    else:
+        assert left["raw_score"].to_list() == right["raw_score"].to_list()
     assert left["error"].to_list() == right["error"].to_list()
     top = RUBRICS.get(metric, 0)
     assert all(0 <= s <= top for s in left["raw_score"].drop_nulls())
@@ -323,7 +328,8 @@ def test_unknown_metric_is_an_error_row() -> None:
     assert row["reason"] is None
     assert row["error"] == (
         "the heuristic judge scores only the shipped metrics (pairwise-bias, "
-        "pairwise-demographic-bias, pairwise-refusal-disparity); use OpenAIJudge for my-metric"
+        "pairwise-demographic-bias, pairwise-favour, pairwise-refusal-disparity); use "
+        "OpenAIJudge for my-metric"
     )
 
 

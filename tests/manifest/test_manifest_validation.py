@@ -154,11 +154,11 @@ def test_unknown_metric_and_metric_files(workdir: Path) -> None:
                 - pairwise-bias
         """) == [
         f"m.yaml:6: {BLOCK}.metrics[0]: unknown metric 'pairwise-bais'; did you mean "
-        "'pairwise-bias'? Shipped metrics: pairwise-bias, pairwise-demographic-bias, "
-        "pairwise-refusal-disparity; or give the path of a metric file (.yaml)",
-        f"m.yaml:7: {BLOCK}.metrics[1]: unknown metric 'fairness'. Shipped metrics: "
-        "pairwise-bias, pairwise-demographic-bias, pairwise-refusal-disparity; or give the path "
-        "of a metric file (.yaml)",
+        "'pairwise-bias'? Shipped metrics: outcome, pairwise-bias, pairwise-demographic-bias, "
+        "pairwise-favour, pairwise-refusal-disparity; or give the path of a metric file (.yaml)",
+        f"m.yaml:7: {BLOCK}.metrics[1]: unknown metric 'fairness'. Shipped metrics: outcome, "
+        "pairwise-bias, pairwise-demographic-bias, pairwise-favour, pairwise-refusal-disparity; "
+        "or give the path of a metric file (.yaml)",
         f"m.yaml:8: {BLOCK}.metrics[2]: metric file 'metrics/tone.yaml' does not exist (paths "
         "are relative to the manifest's folder)",
         f"m.yaml:10: {BLOCK}.metrics[4]: metric 'pairwise-bias' is listed twice (also on line "
@@ -445,9 +445,9 @@ def test_every_problem_at_once_in_one_error(workdir: Path) -> None:
             "Manifest 'm.yaml' has 3 problems:",
             f"  m.yaml:4: {BLOCK}.data: data file 'gone.parquet' does not exist (paths are "
             "relative to the manifest's folder)",
-            f"  m.yaml:5: {BLOCK}.metrics[0]: unknown metric 'nope'. Shipped metrics: "
-            "pairwise-bias, pairwise-demographic-bias, pairwise-refusal-disparity; or give the "
-            "path of a metric file (.yaml)",
+            f"  m.yaml:5: {BLOCK}.metrics[0]: unknown metric 'nope'. Shipped metrics: outcome, "
+            "pairwise-bias, pairwise-demographic-bias, pairwise-favour, "
+            "pairwise-refusal-disparity; or give the path of a metric file (.yaml)",
             f"  m.yaml:6: {BLOCK}.judge.api_key: an API key must never be written in the manifest "
             "(it would end up in version control); set the OPENAI_API_KEY environment variable, "
             "or name another variable with api_key_env: NAME",

@@ -21,12 +21,14 @@ VALUES = {
 
 def test_shipped_metrics_and_rubrics() -> None:
     assert pp.metric_names() == [
-        "pairwise-bias", "pairwise-demographic-bias", "pairwise-refusal-disparity",
+        "outcome", "pairwise-bias", "pairwise-demographic-bias", "pairwise-favour",
+        "pairwise-refusal-disparity",
     ]  # fmt: skip
     rubrics = {name: pp.get_metric(name).max_score for name in pp.metric_names()}
-    assert rubrics == {"pairwise-bias": 4, "pairwise-demographic-bias": 4,
-                       "pairwise-refusal-disparity": 2}  # fmt: skip
-    for name in pp.metric_names():
+    assert rubrics == {"outcome": 4, "pairwise-bias": 4, "pairwise-demographic-bias": 4,
+                       "pairwise-favour": 6, "pairwise-refusal-disparity": 2}  # fmt: skip
+    assert pp.get_metric("outcome").kind == "outcome"  # pointwise: one response at a time
+    for name in pp.metric_names()[1:]:
         metric = pp.get_metric(name)
         assert metric.kind == "pairwise"
         assert metric.version
@@ -121,9 +123,9 @@ def test_unknown_metric_and_other_kinds_are_refused(tmp_path) -> None:
     with pytest.raises(pp.MetricError) as info:
         pp.get_metric("pairwise-bais")
     assert str(info.value) == (
-        "Unknown metric 'pairwise-bais'. Shipped metrics: ['pairwise-bias', "
-        "'pairwise-demographic-bias', 'pairwise-refusal-disparity']; or pass the path of a "
-        "metric file (.yaml)."
+        "Unknown metric 'pairwise-bais'. Shipped metrics: ['outcome', 'pairwise-bias', "
+        "'pairwise-demographic-bias', 'pairwise-favour', 'pairwise-refusal-disparity']; or "
+        "pass the path of a metric file (.yaml)."
     )
     text = "name: win-rate\nkind: regression\nversion: '1'\nrubric: {max: 2}\nsystem: s\n"
     path = write_metric(tmp_path, text + "user: '{{ output_a }}'\n")

@@ -1,0 +1,37 @@
+"""A target's disparities, for its ``min_impact_ratio`` / ``max_disadvantage`` gates: outcomes
+read per response with the target's judge, joined to the scored pairs (so ``pairwise-favour``,
+when the block scores it, gives ``mean_favour`` too)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pairwise_polars.judges import Judge
+from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.outcome import OUTCOME_COLUMNS, disparities, outcomes
+from pairwise_polars.pairing import form_pairs
+from pairwise_polars.summary import DISPARITY_GATES
+
+
+def wants_disparities(target: TargetSpec) -> bool:
+    """Whether any of the target's gates reads disparities."""
+    gates = target.gates
+    return any(
+        name in scope for scope in (gates.overall, gates.per_slice) for name in DISPARITY_GATES
+    )
+
+
+def target_disparities(
+    target: TargetSpec, rows: pl.DataFrame, scored: pl.DataFrame, judge: Judge
+) -> pl.DataFrame:
+    """Per (dimension, attribute): the disparities of the target's responses."""
+    columns = target.columns
+    read = outcomes(rows, judge, columns=columns, progress=False)
+    assert isinstance(read, pl.DataFrame)
+    sided = form_pairs(read, target.strategy, **target.pairing())
+    assert isinstance(sided, pl.DataFrame)
+    per_side = [f"{c}_{s}" for c in OUTCOME_COLUMNS for s in "ab"]
+    keep = [c for c in scored.columns if c not in per_side]
+    data = scored.select(keep).join(sided.select("pair_id", *per_side), on="pair_id", how="left")
+    by = [c for c in ("dimension", "attribute") if c in data.columns or f"{c}_b" in data.columns]
+    return disparities(data, by=by, confidence=target.confidence, columns=columns)
