@@ -49,8 +49,9 @@ def sample_for_labelling(
     >>> scored = pl.DataFrame({"pair_id": range(8), "group_id": [1, 1, 2, 2, 3, 3, 4, 4],
     ...     "id_a": 0, "id_b": range(8), "metric": "pairwise-bias", "score": 0.25,
     ...     "input_a": "Q", "input_b": "Q", "output_a": "A", "output_b": "B"})
-    >>> sample_for_labelling(scored, n=4, seed=1)["group_id"].unique().len()
-    2
+    >>> drawn = sample_for_labelling(scored, n=8, seed=1)
+    >>> drawn.height, drawn.columns[-2:], drawn["label"].null_count()
+    (8, ['rubric', 'label'], 8)
     """
     if n < 1:
         raise OptionError(f"n must be at least 1 pair to label, got {n}.")
