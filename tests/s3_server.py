@@ -51,7 +51,7 @@ class Bucket:
     def uri(self) -> str:
         return f"s3://{self.name}"
 
-    def keys(self) -> list[str]:
+    def objects(self) -> list[str]:
         listed = self.server.client().list_objects_v2(Bucket=self.name)
         return sorted(item["Key"] for item in listed.get("Contents", []))
 

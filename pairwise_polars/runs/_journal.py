@@ -1,30 +1,32 @@
 """The run journal (``run.json``): what a run is, and which chunks are done.
 
-Every write goes to a temporary file that replaces the journal in one ``os.replace``, after the
-chunk's part has been replaced the same way. Killed at any moment, a destination holds the
-journal before or after a chunk, never half of one: a part the journal does not list is
-removed and redone on resume (its paid judgements come back from the cache).
+Every write replaces the journal in one step (a local ``os.replace``, or one upload to an
+object store: see ``_store.py``), after the chunk's part has been written the same way. Killed
+at any moment, a destination holds the journal before or after a chunk, never half of one: a
+part the journal does not list is removed and redone on resume (its paid judgements come back
+from the cache).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+import polars as pl
 
-from pairwise_polars._errors import Fix, OutputError, RunStateError
-from pairwise_polars.io import output_error
+from pairwise_polars._errors import Fix, RunStateError
+from pairwise_polars.runs._store import LOCK_NAME, LocalStore, ObjectStore
+
+RunStore = LocalStore | ObjectStore
 
 JOURNAL = "run.json"
 SUMMARY = "summary.parquet"
 SCORED = "scored"
-LOCK = ".run.lock"
+LOCK = LOCK_NAME
 FORMAT = "pairwise-polars/offline-run"
 FORMAT_VERSION = 1
 _OVERWRITE = Fix("overwrite", {"overwrite": "True"})
@@ -42,58 +44,20 @@ def part_name(index: int) -> str:
     return f"{SCORED}/part-{index:06d}.parquet"
 
 
-def write_atomically(path: Path, write: Any) -> None:
-    """``write(tmp_path)``, flush it to disk, then replace ``path`` in one step."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except OutputError:
-        raise
-    except Exception as exc:
-        error = output_error(exc, path, "the run's file")
-        if error.errno is None and not isinstance(exc, OSError):
-            raise
-        raise OutputError(
-            f"{error} The run in {str(path.parent)!r} stopped there: free space (or fix the "
-            "folder) and run the same call again; finished chunks are kept and paid judgements "
-            "come from the cache."
-        ) from exc
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class Journal:
     """The journal of one destination. ``chunks`` maps a chunk index to what its part holds."""
 
     def __init__(
-        self, destination: Path, fingerprint: dict[str, Any], n_chunks: int, info: dict[str, Any]
+        self, store: RunStore, fingerprint: dict[str, Any], n_chunks: int, info: dict[str, Any]
     ) -> None:
-        self.destination = destination
+        self.store = store
+        self.destination: Path | str = store.path if isinstance(store, LocalStore) else store.uri
         self.fingerprint = fingerprint
         self.n_chunks = n_chunks
         self.info = info
         self.chunks: dict[int, dict[str, Any]] = {}
         self.started_at = _now()
         self.finished_at: str | None = None
-
-    @property
-    def path(self) -> Path:
-        return self.destination / JOURNAL
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,7 +75,7 @@ class Journal:
 
     def save(self) -> None:
         text = json.dumps(self.to_json(), indent=1, default=str)
-        write_atomically(self.path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        self.store.write(JOURNAL, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     def mark_done(self, index: int, entry: dict[str, Any]) -> None:
         self.chunks[index] = {"part": part_name(index), **entry, "finished_at": _now()}
@@ -122,30 +86,33 @@ class Journal:
         self.finished_at = _now()
         self.save()
 
-    def parts(self) -> list[Path]:
-        return [self.destination / part_name(i) for i in sorted(self.chunks)]
+    def parts(self) -> list[str]:
+        """Where every finished part is (paths, or object URIs)."""
+        return [self.store.url(part_name(i)) for i in sorted(self.chunks)]
+
+    def scan_parts(self) -> pl.LazyFrame:
+        """Every finished part, read lazily from wherever the run is."""
+        return self.store.scan_names([part_name(i) for i in sorted(self.chunks)])
 
 
 def open_journal(
-    destination: Path,
+    store: RunStore,
     fingerprint: dict[str, Any],
     n_chunks: int,
     info: dict[str, Any],
     *,
     overwrite: bool,
 ) -> Journal:
-    """Start or resume the run in ``destination``; refuse one that holds a different run."""
-    journal = Journal(destination, fingerprint, n_chunks, info)
-    scored = destination / SCORED
+    """Start or resume the run in ``store``; refuse one that holds a different run."""
+    journal = Journal(store, fingerprint, n_chunks, info)
+    destination = store.where
     if overwrite:
-        _discard(destination)
-    elif journal.path.exists():
-        old = _read(journal.path)
+        _discard(store)
+    elif store.exists(JOURNAL):
+        old = _read(store)
         differences = _differences(_upgrade(old.get("fingerprint", {})), fingerprint)
         if differences:
-            detail = f"The destination {str(destination)!r} holds another run: " + "; ".join(
-                differences
-            )
+            detail = f"The destination {destination!r} holds another run: " + "; ".join(differences)
             raise RunStateError(
                 f"{detail}. Score into a new destination, or pass overwrite=True to discard the "
                 "results there (judgements already paid for stay in the cache).",
@@ -154,11 +121,12 @@ def open_journal(
             )
         journal.started_at = old.get("started_at", journal.started_at)
         for key, entry in old.get("chunks", {}).items():
-            if _part_is_whole(destination / entry.get("part", ""), entry.get("scored_rows")):
+            rows = entry.get("scored_rows")
+            if rows is not None and store.parquet_rows(entry.get("part", "")) == rows:
                 journal.chunks[int(key)] = entry
-    elif scored.exists() or (destination / SUMMARY).exists():
+    elif store.exists(SCORED) or store.names(f"{SCORED}/") or store.exists(SUMMARY):
         detail = (
-            f"The destination {str(destination)!r} holds scored parts or a summary but no "
+            f"The destination {destination!r} holds scored parts or a summary but no "
             f"{JOURNAL}, so it cannot be resumed safely."
         )
         raise RunStateError(
@@ -166,57 +134,39 @@ def open_journal(
             detail=detail,
             fixes=[_OVERWRITE],
         )
-    scored.mkdir(parents=True, exist_ok=True)
-    listed = {Path(part_name(i)).name for i in journal.chunks}
-    for stray in scored.iterdir():  # a part written just before a kill, or temporary files
-        if stray.name not in listed and (stray.name.startswith(("part-", ".part-"))):
-            stray.unlink()
-    for name in (SUMMARY, *(p.name for p in destination.glob(".*.tmp-*"))):
-        with contextlib.suppress(FileNotFoundError):
-            (destination / name).unlink()  # the summary is rewritten at the end from the parts
+    store.prepare()
+    listed = {part_name(i) for i in journal.chunks}
+    for name in store.names(f"{SCORED}/"):  # a part written just before a kill, or temp files
+        if name not in listed and Path(name).name.startswith(("part-", ".part-")):
+            store.delete(name)
+    for name in store.names():
+        if Path(name).name.startswith(".") and ".tmp-" in name:
+            store.delete(name)
+    store.delete(SUMMARY)  # the summary is rewritten at the end from the parts
     journal.save()
     return journal
 
 
 @contextlib.contextmanager
-def locked(destination: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the destination: two processes must not write one run. The
-    lock dies with its process, so a killed run never leaves the destination locked."""
-    destination.mkdir(parents=True, exist_ok=True)
-    handle = open(destination / LOCK, "a+")  # noqa: SIM115 - held for the whole run
-    try:
-        try:
-            import fcntl
-        except ImportError:  # Windows: no advisory locks here; one writer is the user's care
-            fcntl = None
-        if fcntl is not None:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise RunStateError(
-                    f"Another process is writing the run in {str(destination)!r}. Wait for it "
-                    "to finish, or stop it, before running this again."
-                ) from None
+def locked(store: RunStore) -> Iterator[None]:
+    """Hold the run's lock: two processes must not write one run (see the stores)."""
+    with store.locked():
         yield
-    finally:
-        handle.close()
 
 
-def _discard(destination: Path) -> None:
+def _discard(store: RunStore) -> None:
     """Remove this package's files only: the user's other files in the folder stay."""
     for name in (JOURNAL, SUMMARY):
-        with contextlib.suppress(FileNotFoundError):
-            (destination / name).unlink()
-    scored = destination / SCORED
-    if scored.is_dir():
-        for path in scored.iterdir():
-            if path.name.startswith(("part-", ".part-")):
-                path.unlink()
+        store.delete(name)
+    for name in store.names(f"{SCORED}/"):
+        if Path(name).name.startswith(("part-", ".part-")):
+            store.delete(name)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(store: RunStore) -> dict[str, Any]:
+    path = store.url(JOURNAL)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(store.read_text(JOURNAL))
     except (OSError, ValueError) as exc:
         detail = f"Cannot read the run journal {str(path)!r} ({exc})."
         raise RunStateError(
@@ -243,13 +193,6 @@ def _read(path: Path) -> dict[str, Any]:
             fixes=[_OVERWRITE],
         )
     return data
-
-
-def _part_is_whole(path: Path, rows: int | None) -> bool:
-    try:
-        return rows is not None and pq.read_metadata(path).num_rows == rows
-    except (OSError, ValueError, pq.lib.ArrowException):  # type: ignore[attr-defined]
-        return False
 
 
 _LABELS = {

@@ -12,7 +12,7 @@ import hashlib
 import os
 import time
 import warnings
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -50,10 +50,10 @@ from pairwise_polars.runs._journal import (
     locked,
     open_journal,
     part_name,
-    write_atomically,
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._run_progress import RunProgress
+from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
     ORDERS,
     CacheLike,
@@ -81,7 +81,8 @@ class ParquetRun:
     """What :func:`score_parquet` did. The scored frame is on disk: :meth:`scored`.
     (``OfflineRun`` is this class's former name, kept as an alias for one release.)"""
 
-    destination: Path
+    destination: Path | str
+    """The run's folder, or its ``s3://`` prefix."""
     n_pairs: int
     n_chunks: int
     chunks_resumed: int
@@ -95,12 +96,14 @@ class ParquetRun:
     seconds: float
     summary: pl.DataFrame
     usage: Usage | None = None
-    """What this call's judge requests spent: requests, tokens (cached ones too), dollars. None
-    on the Ray runner, whose workers' spending is not gathered."""
+    """What this call's judge requests spent: requests, tokens (cached ones too), dollars (on
+    the Ray runner too: each chunk's worker sends its spending back with the chunk)."""
+
+    storage_options: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def scored(self) -> pl.LazyFrame:
-        """The scored frame, read lazily from the parts."""
-        return pl.scan_parquet(self.destination / "scored" / "part-*.parquet")
+        """The scored frame, read lazily from the parts (in the folder or the store)."""
+        return run_store(self.destination, self.storage_options).scan("scored/part-*.parquet")
 
 
 async def ascore_parquet(
@@ -186,7 +189,7 @@ async def ascore_parquet(
             'runner="ray" sends requests from many workers; a Batch API judge submits whole '
             'batches and waits, so it gains nothing there. Use runner="local" with it.'
         )
-    destination = Path(destination)
+    run_files = run_store(destination, pairing.get("storage_options"))
     found = source_files(source, storage_options=pairing.get("storage_options"))
     files = list(found.files)
     columns = _columns(pairing)
@@ -223,10 +226,8 @@ async def ascore_parquet(
         "largest_group_pairs": plan.largest_group,
     }
     bar = RunProgress(plan.n_pairs, len(plan.chunks), enabled=progress)
-    with locked(destination):
-        journal = open_journal(
-            destination, fingerprint, len(plan.chunks), info, overwrite=overwrite
-        )
+    with locked(run_files):
+        journal = open_journal(run_files, fingerprint, len(plan.chunks), info, overwrite=overwrite)
         with cache_session(cache, enabled=traits.cacheable) as store:
             run = _Run(
                 scan,
@@ -248,20 +249,19 @@ async def ascore_parquet(
                         run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
                     )
                     if labels is not None:  # the workers' sums carry no labels
-                        parts = pl.scan_parquet(journal.parts())
+                        parts = journal.scan_parts()
                         summary = aggregate(parts, group_by=run.group_by, labels=labels)
-                    write_atomically(destination / SUMMARY, summary.write_parquet)
+                    run_files.write(SUMMARY, summary.write_parquet)
                     journal.mark_finished()
-                    # The workers' spending is not gathered from the cluster: not counted.
-                    return _result(run, plan, bar, started, summary, None)
+                    usage = run.spent.priced(judge.name, traits, prices)  # the workers' too
+                    return _result(run, plan, bar, started, summary, usage)
                 if traits.kind == "batch" and isinstance(judge, BatchJudge) and len(todo) > 1:
                     # A Batch API judge: submit every chunk first so the batches run side by side,
                     # then collect chunk by chunk (the judge polls the batches it submitted).
                     await run.submit(todo, judge.submitting())
                 await run.score(todo, judge)
-                parts = pl.scan_parquet(journal.parts())
-                summary = aggregate(parts, group_by=run.group_by, labels=labels)
-                write_atomically(destination / SUMMARY, summary.write_parquet)
+                summary = aggregate(journal.scan_parts(), group_by=run.group_by, labels=labels)
+                run_files.write(SUMMARY, summary.write_parquet)
                 journal.mark_finished()
             finally:
                 bar.close()
@@ -279,6 +279,7 @@ def _result(
 ) -> ParquetRun:
     return ParquetRun(
         destination=run.journal.destination,
+        storage_options=run.pairing.get("storage_options"),
         n_pairs=plan.n_pairs,
         n_chunks=len(plan.chunks),
         chunks_resumed=run.resumed,
@@ -369,8 +370,9 @@ class _Run:
             on_chunk=self.finished,
         )
         self.bar.answered += tally.judged
+        self.spent = tally.spent
         for index in resumed:  # sums of the parts an earlier call wrote
-            part = pl.read_parquet(self.journal.destination / part_name(index))
+            part = self.journal.store.scan_names([part_name(index)]).collect()
             sums, errors = ray_run.part_sums(part, self.group_by)
             tally.sums.append(sums)
             tally.errors.append(errors)
@@ -409,7 +411,7 @@ class _Run:
                 self.bar.start_chunk(chunk.index)
                 scored = await self._scored(pairs, judge)
                 _, entry = write_part(
-                    self.journal.destination,
+                    self.journal.store,
                     chunk.index,
                     pairs.height,
                     scored,

@@ -4,14 +4,13 @@ written as a part, and the counts the journal records for it."""
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._errors import EmptyDataWarning, RunStateError
 from pairwise_polars.pairing import SKIP_REASON, PairingOptions, Strategy, form_pairs
-from pairwise_polars.runs._journal import part_name, write_atomically
+from pairwise_polars.runs._journal import RunStore, part_name
 
 TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
 """Left out of the scored parts unless ``keep_text=True``: the source holds them (join on
@@ -37,13 +36,13 @@ def chunk_pairs(
 
 
 def write_part(
-    destination: Path, index: int, n_pairs: int, scored: pl.DataFrame, *, keep_text: bool
+    store: RunStore, index: int, n_pairs: int, scored: pl.DataFrame, *, keep_text: bool
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Write a chunk's scored frame as its part; the frame written and the journal's entry
     (plus ``not_judged``: pairs that could not be judged, which the journal does not keep)."""
     if not keep_text:
         scored = scored.drop(TEXT_COLUMNS, strict=False)
-    write_atomically(destination / part_name(index), scored.write_parquet)
+    store.write(part_name(index), scored.write_parquet)
     counts = scored.select(
         cached=pl.col("cached").sum(),
         errors=pl.col("error").is_not_null().sum(),

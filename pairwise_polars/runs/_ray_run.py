@@ -21,12 +21,12 @@ import asyncio
 import io
 import logging
 import os
+import socket
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 import polars as pl
@@ -35,7 +35,7 @@ import ray
 import ray.data
 from ray.exceptions import RayTaskError
 
-from pairwise_polars._errors import OptionError, PairwiseError
+from pairwise_polars._errors import OptionError, PairwiseError, RunStateError
 from pairwise_polars.engine import JudgementCache
 from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter
 from pairwise_polars.io import Source, scan_source
@@ -43,8 +43,10 @@ from pairwise_polars.judges import Judge, traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import PairingOptions, Strategy
 from pairwise_polars.runs._chunks import POS, Chunk
+from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
-from pairwise_polars.scoring import Order, Scoring, prepare
+from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
+from pairwise_polars.scoring import Order, Scoring, Spent, Usage, prepare
 from pairwise_polars.summary import combine, default_slices, error_sums, group_sums, merge_sums
 
 CHUNK = "__pairwise_run_chunk"
@@ -76,11 +78,32 @@ class ChunkJob:
     """Pairs per chunk, as planned: a chunk that pairs otherwise is refused."""
 
 
+def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
+    """Where this worker writes its parts: straight into the run's store. A local destination
+    must be the same folder on every node (a shared filesystem): a worker that cannot see the
+    run's journal there is on another machine, and its parts would be lost to the driver."""
+    store = run_store(job.destination, job.pairing.get("storage_options"))
+    if isinstance(store, LocalStore) and not store.exists(JOURNAL):
+        raise RunStateError(
+            f"A Ray worker on {socket.gethostname()!r} cannot see the run's folder "
+            f"{job.destination!r} (its run.json is not there): on a cluster of several machines "
+            "the destination must be an s3:// prefix or a folder every node shares (NFS and "
+            "the like). Score into s3://bucket/prefix, or into a shared folder."
+        )
+    return store
+
+
+USAGE_FIELDS = ("requests", "input_tokens", "cached_tokens", "output_tokens")
+"""What each chunk's row carries back of its spending (priced once, on the driver)."""
+
+
 @dataclass
 class RayTally:
     """What the workers did, as the driver saw the chunks finish."""
 
     judged: int = 0
+    spent: Spent = field(default_factory=Spent)
+    """What the workers' judge requests spent (tokens, requests), gathered chunk by chunk."""
     sums: list[pl.DataFrame] = field(default_factory=list)
     errors: list[pl.DataFrame] = field(default_factory=list)
 
@@ -152,6 +175,8 @@ def run_chunks(
                 entry["not_judged"] = row["not_judged"]
                 on_chunk(row["chunk"], entry)
                 tally.judged += row["judged"]
+                for name in USAGE_FIELDS:
+                    setattr(tally.spent, name, getattr(tally.spent, name) + row[name])
                 tally.sums.append(pl.read_ipc(io.BytesIO(row["sums"])))
                 tally.errors.append(pl.read_ipc(io.BytesIO(row["error_sums"])))
     except Exception as exc:
@@ -204,9 +229,9 @@ class ChunkScorer:
         pairs = chunk_pairs(
             frame.drop(POS, CHUNK), index, job.n_pairs[index], job.strategy, job.pairing
         )
-        scored, judged = self.loop.run_until_complete(self._score(pairs))
+        scored, judged, usage = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
-            Path(job.destination), index, pairs.height, scored, keep_text=job.keep_text
+            _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text
         )
         sums, errors = part_sums(written, job.group_by)
         return pa.table(
@@ -214,12 +239,13 @@ class ChunkScorer:
                 "chunk": [index],
                 **{k: [int(v)] for k, v in entry.items()},
                 "judged": [judged],
+                **{k: [int(getattr(usage, k)) if usage else 0] for k in USAGE_FIELDS},
                 "sums": [_ipc(sums)],
                 "error_sums": [_ipc(errors)],
             }
         )
 
-    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int, Usage | None]:
         if self.limits is not None:
             SHARED_LIMITS.set(self.limits)  # this task's context: its judge calls share them
         job = self.job
@@ -232,8 +258,9 @@ class ChunkScorer:
             nonlocal answers
             answers += frame.height
 
-        scored = await Scoring(prepared, self.store).score(progress=False, observe=count)
-        return scored, answers
+        scoring = Scoring(prepared, self.store)
+        scored = await scoring.score(progress=False, observe=count)
+        return scored, answers, scoring.usage
 
 
 @ray.remote(num_cpus=0)

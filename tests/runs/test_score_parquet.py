@@ -16,6 +16,7 @@ import pairwise_polars as pp
 from pairwise_polars.judges.heuristic import OfflineJudge
 from pairwise_polars.runs import score_parquet
 from pairwise_polars.runs._journal import locked
+from pairwise_polars.runs._store import run_store
 
 TEXT = ["input_a", "input_b", "output_a", "output_b"]
 VOLATILE = ["latency_s"]  # wall-clock measurements differ between runs
@@ -197,7 +198,10 @@ def test_unrelated_results_without_a_journal_are_refused(source, tmp_path) -> No
 
 
 def test_a_destination_in_use_is_refused(source, tmp_path) -> None:
-    with locked(tmp_path / "out"), pytest.raises(pp.RunStateError, match="Another process"):
+    with (
+        locked(run_store(tmp_path / "out")),
+        pytest.raises(pp.RunStateError, match="Another process"),
+    ):
         score_parquet(source, tmp_path / "out", progress=False)
 
 
