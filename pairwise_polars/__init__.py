@@ -40,13 +40,21 @@ from pairwise_polars.judges import (
     OpenAIJudge,
 )
 from pairwise_polars.judges.heuristic import offline_scores
+from pairwise_polars.labels import sample_for_labelling
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 from pairwise_polars.outcome import disparities, outcomes
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
 from pairwise_polars.scoring import Plan, Usage, ascore, ascore_pairs, plan, score, score_pairs
-from pairwise_polars.summary import GateResult, aggregate, gate, summarize
+from pairwise_polars.summary import (
+    GateResult,
+    JudgeAgreement,
+    aggregate,
+    gate,
+    judge_agreement,
+    summarize,
+)
 
 OfflineRun = ParquetRun
 """The former name of :class:`ParquetRun` ("offline" now names nothing else in the package);
@@ -66,6 +74,7 @@ __all__ = [
     "HeuristicJudge",
     "InvalidGroupsError",
     "Judge",
+    "JudgeAgreement",
     "JudgeError",
     "JudgeTraits",
     "JudgementCache",
@@ -105,11 +114,13 @@ __all__ = [
     "gate",
     "gate_compare",
     "get_metric",
+    "judge_agreement",
     "load_metric",
     "metric_names",
     "offline_scores",
     "outcomes",
     "plan",
+    "sample_for_labelling",
     "score",
     "score_pairs",
     "score_parquet",

@@ -30,39 +30,41 @@ ALLOWED: dict[str, frozenset[str]] = {
     "pairing": _may(f"{BASE} io"),
     # metric definitions and templates
     "metrics": _may(BASE),
+    # human labels of pairs: read and checked against the rubric, which pairs to label
+    "labels": _may(f"{BASE} io metrics"),
     # HTTP endpoints, limits, retries, caches, the cached map, progress: knows no metric
     "engine": _may(BASE),
     # the protocol, the OpenAI chat and batch judges, the heuristic judge
     "judges": _may(f"{BASE} io metrics engine"),
     # prepare once, the judge map, plan (whose power analysis is the summary's estimator's)
-    "scoring": _may(f"{BASE} io pairing metrics engine judges summary"),
+    "scoring": _may(f"{BASE} io pairing metrics labels engine judges summary"),
     # aggregate, summarize, gate: from scored frames, never from a judge
-    "summary": _may(f"{BASE} io pairing metrics"),
+    "summary": _may(f"{BASE} io pairing metrics labels"),
     # outcomes per response (read by a judge) and the disparities they give
-    "outcome": _may(f"{BASE} io pairing metrics engine judges scoring summary"),
+    "outcome": _may(f"{BASE} io pairing metrics labels engine judges scoring summary"),
     # chunked parquet runs, local or on Ray
-    "runs": _may(f"{BASE} io pairing metrics engine judges scoring summary outcome"),
+    "runs": _may(f"{BASE} io pairing metrics labels engine judges scoring summary outcome"),
     # release over release: two scored runs compared pair by pair, the regression gate
     "comparison": _may(f"{BASE} io pairing summary"),
     # prompts -> variants -> the system's responses
     "counterfactual": _may(f"{BASE} io pairing engine"),
     # the HTML report, JUnit XML and step summaries: from summaries, never from a manifest
-    "report": _may(f"{BASE} io pairing metrics summary"),
+    "report": _may(f"{BASE} io pairing metrics labels summary"),
     # the YAML manifest and running a target (which writes the report)
     "manifest": _may(
-        f"{BASE} io pairing metrics engine judges scoring summary outcome runs comparison "
-        "counterfactual report"
+        f"{BASE} io pairing metrics labels engine judges scoring summary outcome runs "
+        "comparison counterfactual report"
     ),
     # the local OpenAI-compatible test server: stands alone
     "testing": _may("_errors"),
     # the command line: may use every room
     "cli": _may(
-        f"{BASE} _version io pairing metrics engine judges scoring summary outcome runs "
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
         "comparison counterfactual report manifest testing"
     ),
     # the public face
     "__init__": _may(
-        f"{BASE} _version io pairing metrics engine judges scoring summary outcome runs "
+        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
         "comparison counterfactual report manifest _namespace"
     ),
     "__main__": _may("cli"),

@@ -6,8 +6,8 @@ import pairwise_polars as pp
 
 PUBLIC = {name for name in dir(pp) if not name.startswith("_")} - {
     # sub-packages are reached as modules, not names of the API
-    "cli", "counterfactual", "engine", "io", "judges", "manifest", "metrics", "pairing", "report",
-    "comparison", "outcome", "runs", "scoring", "summary", "testing",
+    "cli", "comparison", "counterfactual", "engine", "io", "judges", "labels", "manifest",
+    "metrics", "outcome", "pairing", "report", "runs", "scoring", "summary", "testing",
 }  # fmt: skip
 
 

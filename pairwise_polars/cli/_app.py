@@ -21,6 +21,7 @@ from pairwise_polars.cli import (
     _compare_command,
     _counterfactual,
     _data_commands,
+    _label_commands,
     _manifest_commands,
     _serve,
     _summary_commands,
@@ -44,6 +45,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     _data_commands,
     _summary_commands,
     _compare_command,
+    _label_commands,
     _counterfactual,
     _serve,
 )

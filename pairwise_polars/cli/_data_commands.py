@@ -34,6 +34,7 @@ from pairwise_polars.io import (
     write_frame,
 )
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import Metric, metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.runs import RUNNERS, score_parquet
@@ -162,6 +163,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="plan only: pairs, unique requests, cache hits, tokens",
     )
+    score_cmd.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of pairs (pair_id, metric, label; `label-sample` writes the file to "
+        "fill in): checked before the first judge call and kept in the scored frame, so "
+        "summaries show the corrected figures",
+    )
     add_pairing_options(score_cmd)
     score_cmd.set_defaults(handler=_score)
 
@@ -251,6 +259,10 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         strategy, pairing = pairing_from(args)
         pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
     prepared = prepare(pairs, metrics, judge=judge, both_orders=args.both_orders, order=args.order)
+    checked = None
+    if args.labels:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in prepared.metrics}
+        checked = check_labels_for_pairs(prepared.pairs, maxima, args.labels)
 
     def show(planned: Plan) -> None:
         console.payload["plan"] = dataclasses.asdict(planned)
@@ -272,6 +284,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     if scored is None:
         console.verdict("Dry run: nothing was judged or written.")
         return 0
+    if checked is not None:
+        scored = join_labels(scored.lazy(), checked).collect()
     _save_scored(scored, args, metrics, judge, strategy=None if is_pairs else args.strategy)
     n_errors = scored["error"].is_not_null().sum()
     console.payload.update(output=args.out, n_rows=scored.height, n_errors=int(n_errors))
@@ -306,6 +320,7 @@ def _score_run(
         prices=prices_from(args, judge.name),
         runner=args.runner,
         actors=args.ray_actors,
+        labels=args.labels,
         **pairing,
     )
     if run.usage is not None:

@@ -344,8 +344,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--batch",
         action="store_true",
-        help="send the judge requests through the provider's Batch API (half price, within "
-        "24h)",
+        help="send the judge requests through the provider's Batch API (half price, within 24h)",
     )
     add_price_option(group)
     add_request_options(group)
@@ -393,6 +392,8 @@ _GATE_HELP = {
     "max_excess_divergence": "the divergence beyond the noise floor (counterfactual mean minus "
     "control mean) a slice may have: the primary gate when the data has control rows; a slice "
     "without control pairs is inconclusive",
+    "min_label_agreement": "the judge's agreement with the human labels (--labels) a slice "
+    "must reach, as quadratic weighted kappa; below it the run is inconclusive",
 }
 
 
@@ -415,6 +416,12 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--equivalence-threshold", type=float, default=0.0, metavar="X")
     group.add_argument("--divergence-threshold", type=float, default=0.5, metavar="X")
     group.add_argument("--confidence", type=share, default=0.95, metavar="X")
+    group.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of pairs (pair_id, metric, label; `label-sample` writes the file to "
+        "fill in): adds the prediction-powered figures (*_ppi), which the gates then use",
+    )
     gates = parser.add_argument_group(
         "gates (checked overall and on every slice; thresholds from 0 to 1)"
     )
@@ -465,6 +472,7 @@ def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult
         divergence_threshold=args.divergence_threshold,
         confidence=args.confidence,
         group_by=args.group_by,
+        labels=args.labels,
     )
     thresholds = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n) is not None}
     if not thresholds:

@@ -88,8 +88,10 @@ def partners(
 def _partner_pronouns(marked: pl.DataFrame, partner: pl.Expr, texts: pl.DataFrame) -> pl.DataFrame:
     """A pronoun of the partner's attribute after a moved partner, in its sentence, is the
     partner's: it moves too."""
-    moved = marked.filter(partner).group_by(ROW).agg(
-        p_end=pl.col("end").min(), p_attr=pl.col("attribute").first()
+    moved = (
+        marked.filter(partner)
+        .group_by(ROW)
+        .agg(p_end=pl.col("end").min(), p_attr=pl.col("attribute").first())
     )
     if moved.is_empty():
         return marked

@@ -133,9 +133,7 @@ def as_price(value: PriceLike, *, name: str = "price") -> Price:
     if isinstance(value, Price):
         return value
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, 3):
-        numbers: list[float | None] = (
-            list(value) if len(value) == 3 else [value[0], None, value[1]]
-        )
+        numbers: list[float | None] = list(value) if len(value) == 3 else [value[0], None, value[1]]
     else:
         raise OptionError(
             f"{name}: expected (input, output) or (input, cached_input, output) in US dollars "

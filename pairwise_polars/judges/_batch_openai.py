@@ -91,9 +91,7 @@ class OpenAIBatches:
         return lines
 
     async def cancel(self, batch_id: str) -> None:
-        await self._call(
-            f"cancel batch {batch_id}", lambda: self.client.batches.cancel(batch_id)
-        )
+        await self._call(f"cancel batch {batch_id}", lambda: self.client.batches.cancel(batch_id))
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -113,6 +113,8 @@ class TargetSpec:
     cache: bool | str = True
     runner: Literal["local", "ray"] = "local"
     """``ray``: score through ``score_parquet(runner="ray")`` in a run directory (resumable)."""
+    labels: str | None = None
+    """A file of human labels of pairs: the summary and gates use the corrected figures."""
     gates: GateSpec = field(default_factory=GateSpec)
     baseline: str | None = None
     """A previous run (its output folder, a score_parquet folder or a scored file) to compare

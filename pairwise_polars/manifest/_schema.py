@@ -55,6 +55,7 @@ BLOCK_KEYS = (
     "confidence",
     "cache",
     "runner",
+    "labels",
     "gates",
     *RELEASE_KEYS,
 )
@@ -265,11 +266,27 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
             check.add(where, key, f"expected local or ray, got {describe(got)}{hint}")
         spec["runner"] = got
     spec.update(check_release(check, base, block, path))
+    if "labels" in block:
+        spec["labels"] = _labels(check, base, *value("labels"))
     if "gates" in block:
         names = [m.name for m in metrics or ()]
         slices = spec.get("slices", ("dimension",))
         spec["gates"] = check_gates(check, *value("gates"), names=names, slices=slices)
     return spec
+
+
+def _labels(check: Checker, base: str, raw: Any, line: int, path: str) -> str | None:
+    """The file of human labels (a CSV or parquet file, relative to the manifest)."""
+    if not isinstance(raw, str) or not raw:
+        check.add(line, path, f"expected the path of a file of labels, got {describe(raw)}")
+        return None
+    full = os.path.join(base, raw)
+    if not Path(full).is_file():
+        check.add(
+            line, path, f"labels file {full!r} does not exist (paths are relative to the "
+            "manifest's folder; sample_for_labelling writes one to fill in)",
+        )  # fmt: skip
+    return full
 
 
 def _strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pairwise_polars.comparison import compare, gate_compare, with_regression
 from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.metrics import Metric
@@ -79,6 +80,9 @@ def run_target(
     prepared = prepare(
         pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
     )
+    if target.labels is not None:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in prepared.metrics}
+        check_labels_for_pairs(prepared.pairs, maxima, target.labels)
     spent: list[Usage] = []
     cache = target.cache if cache is None else cache
     prices = {**target.judge.prices, **given_prices(prices)}
@@ -105,6 +109,7 @@ def run_target(
         divergence_threshold=target.divergence_threshold,
         confidence=target.confidence,
         group_by=target.columns.group_by,
+        labels=target.labels,
     )
     disparities = (
         target_disparities(target, rows, scored, judge) if wants_disparities(target) else None

@@ -13,6 +13,7 @@ from pairwise_polars.summary import (
     MIN_DETECTABLE,
     NOISE_COLUMNS,
     POSITION_COLUMNS,
+    PPI_COLUMNS,
     SCOPE,
     SUMMARY_COLUMNS,
     slice_columns,
@@ -24,6 +25,7 @@ COUNTS = {
     "n_errors": "errors",
     "n_control": "controls",
     "n_control_errors": "control errors",
+    "n_labelled": "labelled",
 }
 """Count columns and their headings (others: the column name with spaces)."""
 FIGURES = {
@@ -35,11 +37,16 @@ FIGURES = {
     "mean_position_gap": "position gap",
     "position_flip_rate": "position flips",
     MIN_DETECTABLE: "detectable effect",
+    "equivalence_rate_ppi": "equivalence rate, corrected by labels",
+    "divergence_rate_ppi": "divergence rate, corrected by labels",
+    "mean_divergence_ppi": "mean divergence, corrected by labels",
+    "excess_divergence_ppi": "excess divergence, corrected by labels",
+    "label_agreement": "judge-label agreement (kappa)",
 }
 """Figures (with ``_low`` / ``_high`` bounds when the summary has them) and their headings."""
-EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS, MIN_DETECTABLE)
-"""Summary columns added by position-bias and noise-floor figures and the power: statistics,
-never slices."""
+EXTRA_STATS = (*NOISE_COLUMNS, *POSITION_COLUMNS, MIN_DETECTABLE, *PPI_COLUMNS)
+"""Summary columns added by position-bias and noise-floor figures, the power and the label
+corrections: statistics, never slices."""
 _HIDDEN = ("n_groups",)
 _TEXT = ("top_error",)
 """Summary columns of text, not statistics: gate notes quote them, tables leave them out."""

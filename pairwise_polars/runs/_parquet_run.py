@@ -23,8 +23,9 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
-from pairwise_polars.io import Source, source_files
+from pairwise_polars.io import DataLike, Source, source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
+from pairwise_polars.labels import read_labels
 from pairwise_polars.metrics import Metric, pairwise_metrics
 from pairwise_polars.pairing import (
     ColumnNames,
@@ -126,6 +127,7 @@ async def ascore_parquet(
     prices: Prices | None = None,
     runner: Runner = "local",
     actors: int | None = None,
+    labels: DataLike | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
@@ -144,7 +146,9 @@ async def ascore_parquet(
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
     carry the scored frame without the input/output texts unless ``keep_text=True``, and each
     side's outcome read by the heuristic (``decision_a`` / ``decision_b``, ``amount_a`` ...),
-    from which ``run.disparities`` is computed.
+    from which ``run.disparities`` is computed. With ``labels`` (human labels, as for
+    :func:`aggregate`; their columns and values checked before the first judge call, their
+    pairs at the end) the summary has the prediction-powered figures.
     ``pairing`` keywords go to :func:`form_pairs`; ``order`` and ``both_orders`` as for
     :func:`score_pairs`; ``prices`` (by model name) override the price table for ``usage``.
     ``score_parquet`` is the same call for sync code; ``ascore_parquet``
@@ -181,6 +185,8 @@ async def ascore_parquet(
     if order not in ORDERS:
         raise OptionError(f'order must be "random" or "fixed", got {order!r}.')
     resolved = pairwise_metrics(metrics)
+    if labels is not None:  # columns and numbers now; the pairs they name once scored
+        read_labels(labels)
     judge = judge if judge is not None else HeuristicJudge()
     traits = traits_of(judge)
     if on_ray is not None and traits.kind == "batch":
@@ -247,6 +253,9 @@ async def ascore_parquet(
                     summary = await asyncio.to_thread(
                         run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
                     )
+                    if labels is not None:  # the workers' sums carry no labels
+                        parts = journal.scan_parts()
+                        summary = aggregate(parts, group_by=run.group_by, labels=labels)
                     run_files.write(SUMMARY, summary.write_parquet)
                     journal.mark_finished()
                     usage = run.spent.priced(judge.name, traits, prices)  # the workers' too
@@ -256,7 +265,7 @@ async def ascore_parquet(
                     # then collect chunk by chunk (the judge polls the batches it submitted).
                     await run.submit(todo, judge.submitting())
                 await run.score(todo, judge)
-                summary = aggregate(journal.scan_parts(), group_by=run.group_by)
+                summary = aggregate(journal.scan_parts(), group_by=run.group_by, labels=labels)
                 run_files.write(SUMMARY, summary.write_parquet)
                 journal.mark_finished()
             finally:

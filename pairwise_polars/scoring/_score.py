@@ -17,6 +17,7 @@ from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sy
 from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._plan import Plan, count, with_power
@@ -121,16 +122,19 @@ async def ascore_pairs(
     cache: CacheLike = True,
     progress: bool = True,
     storage_options: StorageOptions | None = None,
+    labels: DataLike | None = None,
 ) -> pl.DataFrame:
     """Score a pair frame (from :func:`form_pairs`): one row per (pair, metric).
 
     Adds ``metric``, ``score`` (raw / rubric max, in [0, 1]; null when not scored),
     ``raw_score``, ``reason``, ``error``, ``judge_model``, ``attempts``, ``latency_s``,
     ``input_tokens``, ``output_tokens``, ``cached_tokens``, ``cached`` and ``shown_first``
-    (``"a"`` or ``"b"``: the side the judge saw first); with ``both_orders=True`` also
-    ``score_ab``, ``score_ba``, ``position_gap`` and ``reason_ba``, and ``shown_first`` is
-    ``"both"``. Judging is done in memory, so the scored frame is a DataFrame whatever ``pairs``
-    was (a LazyFrame too).
+    (``"a"`` or ``"b"``: the side the judge saw first); with ``labels`` (human labels, as for
+    :func:`aggregate`; checked before the first judge call), ``label`` and ``raw_label``,
+    which :func:`aggregate` then uses; with ``both_orders=True`` also ``score_ab``,
+    ``score_ba``, ``position_gap`` and ``reason_ba``, and ``shown_first`` is ``"both"``.
+    Judging is done in memory, so the scored frame is a DataFrame whatever ``pairs`` was (a
+    LazyFrame too).
     ``order="random"`` (the default) shows each pair to an LLM judge as (a, b) or (b, a) by a
     hash of its ``pair_id``, the same on every run, so a judge's preference for the first
     position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is
@@ -149,8 +153,13 @@ async def ascore_pairs(
     """
     pairs = open_data(pairs, storage_options)
     prepared = prepare(pairs, metrics, judge=judge, both_orders=both_orders, order=order)
+    checked = None
+    if labels is not None:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in prepared.metrics}
+        checked = check_labels_for_pairs(prepared.pairs, maxima, labels)
     with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        return await Scoring(prepared, store).score(progress=progress)
+        scored = await Scoring(prepared, store).score(progress=progress)
+    return scored if checked is None else join_labels(scored.lazy(), checked).collect()
 
 
 score_pairs = sync_twin(ascore_pairs, "score_pairs")
@@ -166,14 +175,15 @@ async def ascore(
     order: Order = "random",
     cache: CacheLike = True,
     progress: bool = True,
+    labels: DataLike | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> pl.DataFrame:
     """Form pairs from response rows and score them: the dataframe-in, scored-frame-out path.
 
     ``pairing`` keywords go to :func:`form_pairs` (``reference``, ``poles``, ``on_invalid``,
     ``columns=Columns(...)`` or column keywords such as ``group_by=``). See
-    :func:`score_pairs` for the output columns and ``order``. ``score`` is the same call for
-    sync code; ``ascore`` awaits it.
+    :func:`score_pairs` for the output columns, ``order`` and ``labels``. ``score`` is the same
+    call for sync code; ``ascore`` awaits it.
 
     >>> import polars as pl
     >>> import pairwise_polars as pp
@@ -191,6 +201,7 @@ async def ascore(
         order=order,
         cache=cache,
         progress=progress,
+        labels=labels,
     )
 
 

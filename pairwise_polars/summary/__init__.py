@@ -15,6 +15,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._agreement import JudgeAgreement, judge_agreement
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     MAX_DISADVANTAGE,
@@ -30,6 +31,7 @@ from pairwise_polars.summary._gate import (
     gate,
 )
 from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_power
+from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
@@ -49,9 +51,11 @@ __all__ = [
     "MIN_IMPACT_RATIO",
     "NOISE_COLUMNS",
     "POSITION_COLUMNS",
+    "PPI_COLUMNS",
     "SCOPE",
     "SUMMARY_COLUMNS",
     "GateResult",
+    "JudgeAgreement",
     "SlicePower",
     "aggregate",
     "check_threshold",
@@ -61,6 +65,7 @@ __all__ = [
     "gate",
     "gate_summary",
     "group_sums",
+    "judge_agreement",
     "merge_sums",
     "slice_columns",
     "slice_power",

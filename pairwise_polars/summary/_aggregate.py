@@ -12,9 +12,18 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
+from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
+from pairwise_polars.summary._ppi import (
+    LABEL_SUM_COLUMNS,
+    PPI_COLUMNS,
+    attach_control_labels,
+    label_sums,
+    ppi_sums,
+    with_ppi,
+)
 from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -53,7 +62,7 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS}
+    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS}
     return [c for c in summary.columns if c not in known]
 
 
@@ -71,6 +80,7 @@ def aggregate(
     divergence_threshold: float = 0.5,
     confidence: float = 0.95,
     group_by: str = "group_id",
+    labels: DataLike | None = None,
 ) -> pl.DataFrame:
     """Summarise scored pairs: one row per metric and slice of ``by`` (``by=()``: overall;
     by default ``dimension`` when the frame has that column, else overall).
@@ -101,6 +111,15 @@ def aggregate(
     80% power at ``confidence`` (without controls: the smallest distance from a threshold its
     mean divergence would detect), from its own between-group spread: a pass on a slice whose
     figure is larger than the threshold says little (see :func:`~pairwise_polars.plan`).
+    ``labels`` (a frame or a file of human labels: ``pair_id`` or ``group_id``, ``id_a``,
+    ``id_b``; ``metric``; ``label`` on the metric's rubric; see
+    :func:`~pairwise_polars.sample_for_labelling`) adds the prediction-powered estimates
+    (PPI++): ``equivalence_rate_ppi``, ``divergence_rate_ppi``, ``mean_divergence_ppi`` and
+    ``excess_divergence_ppi``, each with ``_ppi_low`` / ``_ppi_high`` bounds, and
+    ``n_labelled`` (pairs both labelled and scored). They estimate what people would say of
+    every pair, correcting the judge's bias with the labels, whatever that bias is (see
+    :mod:`pairwise_polars.summary._ppi`). A scored frame from ``score(..., labels=...)``
+    carries its labels (``label``, ``raw_label``) and needs no ``labels`` here.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
@@ -111,6 +130,8 @@ def aggregate(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     frame, _ = to_lazy(scored)
+    if labels is not None:
+        frame = attach_labels(frame, labels)
     schema = frame.collect_schema()
     by = default_slices(schema) if by is None else list(by)
     needed = ["metric", "score", group_by, *by]
@@ -134,6 +155,15 @@ def aggregate(
         equivalence_threshold=equivalence_threshold,
         divergence_threshold=divergence_threshold,
     )
+    if {LABEL, RAW_LABEL} <= set(schema.names()):
+        labelled = label_sums(
+            frame,
+            keys,
+            group_by,
+            equivalence_threshold=equivalence_threshold,
+            divergence_threshold=divergence_threshold,
+        )
+        sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
     return combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
 
 
@@ -147,21 +177,26 @@ def combine(
     """Stage two of :func:`aggregate`: the summary (``keys`` then ``SUMMARY_COLUMNS``, sorted
     by the keys) from per-group sums (:func:`~pairwise_polars.summary._sums.group_sums` with
     the same ``keys``, possibly merged from blocks) and, for ``top_error``, the error counts of
-    :func:`~pairwise_polars.summary._sums.error_sums`. Raises :class:`ScoreError` when a score
-    lies outside [0, 1]."""
+    :func:`~pairwise_polars.summary._sums.error_sums`. With the sums of
+    :func:`~pairwise_polars.summary._ppi.label_sums` beside them, the ``PPI_COLUMNS`` follow.
+    Raises :class:`ScoreError` when a score lies outside [0, 1]."""
     keys = list(keys)
     n_scored = pl.col("n_scored")
     sums = sums.lazy()
     names = sums.collect_schema().names()
+    labelled = "n_labelled" in names
     out_of_range = sums.select(pl.col("n_out_of_range").sum()).collect().item()
     if out_of_range:
         raise ScoreError(
             f"{out_of_range} scores lie outside [0, 1]; aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
-    groups = [c for c in names if c not in keys and c not in SUM_COLUMNS]
+    known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
+    groups = [c for c in names if c not in known]
     if len(groups) == 1:  # the group column: controls are the noise of their group
         sums = attach_controls(sums, keys, groups[0])
+        if labelled:
+            sums = attach_control_labels(sums, keys, groups[0])
     per_slice = (
         # Every column as a sort key: the float sums over groups (and so the intervals) come
         # out the same to the last bit whatever order the rows or the blocks arrived in.
@@ -184,10 +219,13 @@ def combine(
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
             pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
             *excess_sums(),
+            *(ppi_sums() if labelled else []),
         )
         .collect()
     )
     summary = with_intervals(per_slice, confidence)
+    if labelled:
+        summary = with_ppi(summary, confidence)
     summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
     both = pl.col("n_both_orders")
     summary = summary.with_columns(
@@ -207,6 +245,10 @@ def combine(
             if c != "top_error"
         ],
         pl.col("top_error").cast(pl.String),
+        *[
+            pl.col(c).cast(pl.Int64 if c == "n_labelled" else pl.Float64)
+            for c in (PPI_COLUMNS if labelled else ())
+        ],
     ).sort(keys, nulls_last=True)
 
 

@@ -28,6 +28,7 @@ from pairwise_polars.summary._familywise import (
     check_familywise,
     judged_as_family,
 )
+from pairwise_polars.summary._ppi import CORRECTED, corrected
 from pairwise_polars.summary._thresholds import check_threshold
 
 Threshold = float | Mapping[str, float] | None
@@ -39,6 +40,7 @@ _GATES = {
     "max_divergence_rate": ("divergence_rate", "divergence_rate_high", "max"),
     "max_mean_divergence": ("mean_divergence", "mean_divergence_high", "max"),
     "max_excess_divergence": ("excess_divergence", "excess_divergence_high", "max"),
+    "min_label_agreement": ("label_agreement", "label_agreement", "min"),
 }
 EXCESS_GATE = "max_excess_divergence"
 NO_CONTROLS = (
@@ -49,6 +51,9 @@ UNSCORED_CONTROLS = (
     "no scored control pairs (their judgements failed): the noise floor is unknown, and "
     "unknown is not fair"
 )
+AGREEMENT_GATE = "min_label_agreement"
+"""The judge's agreement with human labels (quadratic weighted kappa): a failure says the
+instrument cannot be trusted, so the verdict is inconclusive, not FAIL."""
 ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
@@ -100,7 +105,8 @@ class GateResult:
         if self.passed:
             return "pass"
         failed = self.failures
-        unmeasured = pl.col("gate").is_in([ERROR_GATE, EMPTY_CHECK]) | pl.col("observed").is_null()
+        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE]
+        unmeasured = pl.col("gate").is_in(untrusted) | pl.col("observed").is_null()
         if "status" in failed.columns:  # checks that carry their own three-way status
             said = pl.col("status")
             unmeasured = pl.when(said.is_null()).then(unmeasured).otherwise(said == "inconclusive")
@@ -111,6 +117,8 @@ class GateResult:
         reasons = []
         if not failed.filter(pl.col("gate") == ERROR_GATE).is_empty():
             reasons.append(f"judgements failed beyond {ERROR_GATE}")
+        if not failed.filter(pl.col("gate") == AGREEMENT_GATE).is_empty():
+            reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
         if not failed.filter(pl.col("gate") == EMPTY_CHECK).is_empty():
             reasons.append("nothing was scored")
         elif not reasons:
@@ -152,6 +160,11 @@ class GateResult:
             lines = [f"{head} (familywise: {self.familywise} over {self.family} checks)"]
         else:
             lines = [head]
+        if self.checks["note"].str.contains(CORRECTED).any():
+            lines.append(
+                "  Fairness figures are corrected by human labels (prediction-powered) where a "
+                "slice has them; the notes say which."
+            )
         for row in failed.iter_rows(named=True):
             observed = "none" if row["observed"] is None else f"{row['observed']:.4f}"
             lines.append(
@@ -168,6 +181,7 @@ def gate(
     max_divergence_rate: Threshold = None,
     max_mean_divergence: Threshold = None,
     max_excess_divergence: Threshold = None,
+    min_label_agreement: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
     per: Sequence[str] | None = None,
     conservative: bool = False,
@@ -190,7 +204,14 @@ def gate(
     no scored control pair fails it as unmeasured (inconclusive), saying how to add controls.
     ``conservative=True`` compares the interval bound that is least favourable
     (``equivalence_rate_low``, ``divergence_rate_high``, ``mean_divergence_high``,
-    ``excess_divergence_high``) instead of the point estimate. A
+    ``excess_divergence_high``) instead of the point estimate.
+
+    A summary with human labels (``aggregate(..., labels=...)``) is gated on the corrected
+    figures: ``*_ppi`` (with ``conservative``, their bounds) where a slice has labels, the
+    judge's own figures where it has none; each check's note says which.
+    ``min_label_agreement`` needs such a summary: it checks ``label_agreement``, the judge's
+    quadratic weighted kappa against the labels, and a failure (or no labels) is
+    inconclusive: an instrument people disagree with cannot vouch for fairness. A
     threshold is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping
     from metric name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
@@ -248,6 +269,7 @@ def gate(
         "max_divergence_rate": max_divergence_rate,
         "max_mean_divergence": max_mean_divergence,
         EXCESS_GATE: max_excess_divergence,
+        AGREEMENT_GATE: min_label_agreement,
     }
     metrics = summary["metric"].unique().drop_nulls().to_list()
     limits = {
@@ -266,9 +288,14 @@ def gate(
             continue
         point, bound, direction = _GATES[name]
         column = bound if conservative else point
+        if name == AGREEMENT_GATE and column not in summary.columns:
+            raise ColumnError(
+                f"gate {AGREEMENT_GATE} needs a summary with human labels: "
+                "aggregate(..., labels=<a file of labels>) (sample_for_labelling picks the pairs)."
+            )
         if column not in summary.columns:
             raise ColumnError(f"gate {name} needs the summary column {column!r}.")
-        observed = pl.col(column)
+        observed, basis = corrected(summary, point, column, conservative=conservative)
         ok = observed >= limit if direction == "min" else observed <= limit
         has_counts = "n_scored" in summary.columns
         unscored = pl.col("n_scored") == 0 if has_counts else pl.col(point).is_null()
@@ -288,16 +315,19 @@ def gate(
                 threshold=limit.cast(pl.Float64),
                 observed=observed.cast(pl.Float64),
                 passed=pl.when(observed.is_null()).then(False).otherwise(ok),
-                note=pl.when(observed.is_null() & unscored)
-                .then(pl.lit("no scored pairs: unknown is not fair"))
-                .when(observed.is_null() & no_controls & controls_failed)
-                .then(pl.lit(UNSCORED_CONTROLS))
-                .when(observed.is_null() & no_controls)
-                .then(pl.lit(NO_CONTROLS))
-                .when(observed.is_null())
-                .then(pl.lit(f"no {column} (one group: no interval): unknown is not fair"))
-                .when(pl.lit(conservative))
-                .then(pl.lit(f"on the interval bound {bound}")),
+                note=_joined(
+                    pl.when(observed.is_null() & unscored)
+                    .then(pl.lit("no scored pairs: unknown is not fair"))
+                    .when(observed.is_null() & no_controls & controls_failed)
+                    .then(pl.lit(UNSCORED_CONTROLS))
+                    .when(observed.is_null() & no_controls)
+                    .then(pl.lit(NO_CONTROLS))
+                    .when(observed.is_null())
+                    .then(pl.lit(f"no {column} (one group: no interval): unknown is not fair"))
+                    .when(pl.lit(conservative))
+                    .then(pl.lit(f"on the interval bound {bound}")),
+                    basis,
+                ),
                 **breach_columns(summary, point, direction),
             )
         )
@@ -383,3 +413,9 @@ def _slice_label(slices: list[str]) -> pl.Expr:
         value = pl.col(name).cast(pl.String).fill_null("null")
         parts += [pl.lit(("" if i == 0 else ", ") + f"{name}="), value]
     return pl.concat_str(parts)
+
+
+def _joined(note: pl.Expr, basis: pl.Expr | None) -> pl.Expr:
+    if basis is None:
+        return note
+    return pl.concat_str([note, basis], separator="; ", ignore_nulls=True)

@@ -10,6 +10,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError
 from pairwise_polars.io._frames import DataLike, to_lazy
+from pairwise_polars.labels import attach_labels
 from pairwise_polars.summary._aggregate import (
     SCOPE,
     SUMMARY_COLUMNS,
@@ -27,6 +28,7 @@ from pairwise_polars.summary._gate import (
     Threshold,
     gate,
 )
+from pairwise_polars.summary._ppi import PPI_COLUMNS
 
 
 def summarize(
@@ -37,10 +39,12 @@ def summarize(
     divergence_threshold: float = 0.5,
     confidence: float = 0.95,
     group_by: str = "group_id",
+    labels: DataLike | None = None,
 ) -> pl.DataFrame:
     """:func:`~pairwise_polars.aggregate` overall (``scope == "overall"``, slice columns null)
     and by ``slices`` (``scope == "slice"``; by default ``dimension`` when the frame has it), in
-    one frame: metric, scope, slices, statistics.
+    one frame: metric, scope, slices, statistics (with ``labels``, the prediction-powered
+    figures too).
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -49,6 +53,8 @@ def summarize(
     [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
     """
     frame, _ = to_lazy(scored)
+    if labels is not None:  # checked and joined once for both scopes
+        frame = attach_labels(frame, labels)
     slices = default_slices(frame.collect_schema()) if slices is None else list(slices)
     bad = [s for s in slices if s in ("metric", SCOPE, *SUMMARY_COLUMNS)]
     if bad:
@@ -75,8 +81,11 @@ def summarize(
     return (
         summary.join(order, on="metric", how="left")
         .sort("__order", pl.col(SCOPE) != "overall", *slices, nulls_last=True, maintain_order=True)
-        .select("metric", SCOPE, *slices, *SUMMARY_COLUMNS)
-    )
+        .select(
+            "metric", SCOPE, *slices, *SUMMARY_COLUMNS,
+            *[c for c in PPI_COLUMNS if c in summary.columns],
+        )
+    )  # fmt: skip
 
 
 def gate_summary(
@@ -175,5 +184,6 @@ def _gate(
         max_divergence_rate=thresholds.get("max_divergence_rate"),
         max_mean_divergence=thresholds.get("max_mean_divergence"),
         max_excess_divergence=thresholds.get("max_excess_divergence"),
+        min_label_agreement=thresholds.get("min_label_agreement"),
         max_error_rate=thresholds.get(ERROR_GATE),
     )

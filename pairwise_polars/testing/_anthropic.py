@@ -191,9 +191,7 @@ class MessagesDialect:
             self.server._batch_outcomes[outcome] += 1
         return result
 
-    def _fault(
-        self, fault: str, model: str, headers: dict[str, str] | None = None
-    ) -> web.Response:
+    def _fault(self, fault: str, model: str, headers: dict[str, str] | None = None) -> web.Response:
         status, kind, message = _error_of(fault, model)
         self.server._record(fault)
         return _json(status, error_body(kind, message), headers)

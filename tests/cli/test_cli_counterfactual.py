@@ -137,9 +137,9 @@ def test_counterfactual_options_and_json(workdir, capsys) -> None:
 
 
 def test_counterfactual_scope_subject_and_case_style(workdir, capsys) -> None:
-    pl.DataFrame(
-        {"input": ["The landlord told Mary that a Black tenant had paid him."]}
-    ).write_csv("p.csv")
+    pl.DataFrame({"input": ["The landlord told Mary that a Black tenant had paid him."]}).write_csv(
+        "p.csv"
+    )
     base = ["counterfactual", "p.csv", "-o", "r.parquet", "--no-control", "-q"]
 
     def variant(*flags: str, dim: str = "gender") -> str:

@@ -61,8 +61,10 @@ def test_clergy_and_places_of_worship_follow_the_religion() -> None:
         "Jewish": "A Jewish rabbi asked me to review his sermon.",
     }
     # an atheist has no pastor: reported, never "An atheist pastor"
-    assert skipped.filter(attribute="Atheist")["reason"].item().startswith(
-        "no Atheist form of 'pastor'"
+    assert (
+        skipped.filter(attribute="Atheist")["reason"]
+        .item()
+        .startswith("no Atheist form of 'pastor'")
     )
     variants, _ = made("The rabbi at our synagogue wants the hall.", "religion", values=values)
     assert variants["Muslim"] == "The imam at our mosque wants the hall."

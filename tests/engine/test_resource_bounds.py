@@ -56,9 +56,11 @@ def test_an_oversize_answer_is_an_error_row_not_retried(transport: str, mode: st
         judge = _judge(server.base_url, transport, max_response_bytes=2**20, max_retries=3)
         scored = _score(judge)
     assert scored["score"].is_null().all() and (scored["attempts"] == 1).all()
-    assert scored["error"].str.contains(
-        "larger than max_response_bytes (1,048,576 bytes)", literal=True
-    ).all()
+    assert (
+        scored["error"]
+        .str.contains("larger than max_response_bytes (1,048,576 bytes)", literal=True)
+        .all()
+    )
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

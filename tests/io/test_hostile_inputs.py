@@ -82,8 +82,10 @@ def test_categorical_text_columns_are_read_as_text(tmp_path: Path, kind: str) ->
     scored = pp.score(_categorical(frame, kind, tmp_path), cache=False, progress=False)
     expected = pp.score(frame, cache=False, progress=False)
     assert scored["output_a"].dtype == pl.String
-    assert scored.sort("pair_id").select("pair_id", "score").equals(
-        expected.sort("pair_id").select("pair_id", "score")
+    assert (
+        scored.sort("pair_id")
+        .select("pair_id", "score")
+        .equals(expected.sort("pair_id").select("pair_id", "score"))
     )
 
 

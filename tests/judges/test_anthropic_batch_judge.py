@@ -90,8 +90,11 @@ def test_an_expired_batch_is_resubmitted_and_a_cancelled_one_reported(judge_serv
         while not judge_server.messages.batches.objects:
             time.sleep(0.01)
         batch_id = next(iter(judge_server.messages.batches.objects))
-        request = urllib.request.Request(f"{base}/messages/batches/{batch_id}/cancel", b"",
-                                         headers={"x-api-key": KEY, "anthropic-version": "x"})
+        request = urllib.request.Request(
+            f"{base}/messages/batches/{batch_id}/cancel",
+            b"",
+            headers={"x-api-key": KEY, "anthropic-version": "x"},
+        )
         urllib.request.urlopen(request).close()  # fmt: skip
 
     threading.Thread(target=cancel, daemon=True).start()

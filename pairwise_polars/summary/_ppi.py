@@ -1,0 +1,303 @@
+"""Prediction-powered estimates: a few human labels correct the judge's figures (PPI++).
+
+The judge scored all ``N`` pairs of a slice; people labelled ``M`` of them. For a figure that is
+a mean of ``x`` over pairs (``x`` = the score for ``mean_divergence``, an indicator for the
+rates), with ``S`` the judge's total over the ``N`` pairs and ``L``, ``F`` the label's and the
+judge's totals over the ``M`` labelled ones, the estimate is
+
+``theta(lambda) = lambda * S / N + (L - lambda * F) / M``
+
+the judge's figure on every pair plus the labels' correction of it (Angelopoulos et al.,
+"PPI++: Efficient Prediction-Powered Inference", 2023). It estimates what people would say of
+all pairs whatever the judge's bias: ``lambda = 0`` is the labels alone, ``lambda = 1`` the
+plain prediction-powered estimate.
+
+Groups are the unit, as for every interval of the summary. ``theta`` is a smooth function of
+per-group sums, so its cluster-robust (linearised) variance is ``V = H/(H-1) * sum_g r_g^2``
+(``H``: the groups with a labelled pair, whose residuals carry nearly all of ``V``; the
+small-sample factor of all ``G`` groups would be too small) with
+
+``r_g = u_g - lambda * (v_g - w_g)``, ``u_g = (l_g - m_g L/M) / M``,
+``v_g = (f_g - m_g F/M) / M``, ``w_g = (s_g - n_g S/N) / N``
+
+(``l_g``, ``f_g``, ``m_g``: the group's label total, judge total and count over labelled
+pairs; ``s_g``, ``n_g``: over all its scored pairs). ``lambda`` is power-tuned: the value that
+minimises ``V``, ``sum u d / sum d^2`` with ``d = v - w``, clipped to ``[0, 1]`` as ppi_py's
+``_calc_lam_glm`` clips; without independent samples this is the clustered form of its
+``Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))``. A judge that tells nothing gets ``lambda`` near 0,
+so the estimate falls back to the labels. ``excess_divergence`` is the counterfactual estimate
+minus the control one with one ``lambda``: ``r_g`` is the difference of the two.
+
+Tuning ``lambda`` on the same labels makes ``V`` at the tuned value a little optimistic (ppi_py
+ignores this; with 100 labels its intervals covered 92-93% in ``bench_ppi.py``): ``V`` adds
+``H/(H-1) * gap^2 * sum r^2 d^2 / (sum d^2)^2``, the sandwich variance of ``lambda`` times the
+squared gap between the judge's mean on all pairs and on the labelled ones (zero when
+``lambda`` is clipped to 0 or 1).
+
+Bounds for the rates and the mean are a Wilson interval on the effective sample size
+``theta (1 - theta) / V`` (at most ``N``; the number of labelled pairs when the labels show
+no spread: all alike, so nothing says the judge is right on rarer pairs), with a Student t
+quantile on Satterthwaite's degrees of freedom (``A = sum r^2``, ``B = sum r^4``), as
+:mod:`pairwise_polars.summary._intervals` does for the judge-only figures; the excess has
+``theta -/+ t sqrt(V)`` clipped to ``[-1, 1]``. With labels in fewer than two groups the bounds
+are null: the labels' spread cannot be told. ``benchmarks/bench_ppi.py`` simulates coverage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pairwise_polars.labels import LABEL
+from pairwise_polars.summary._intervals import satterthwaite
+from pairwise_polars.summary._student_t import t_quantile
+from pairwise_polars.summary._sums import PAIR_KIND
+
+FIGURES = {
+    # figure: (judge total over all scored pairs, label total, judge total over labelled)
+    "equivalence_rate": ("n_equivalent", "label_equivalent", "judged_equivalent"),
+    "divergence_rate": ("n_divergent", "label_divergent", "judged_divergent"),
+    "mean_divergence": ("score_sum", "label_sum", "judged_sum"),
+}
+EXCESS = "excess_divergence"
+AGREEMENT = "label_agreement"
+PPI_COLUMNS = (
+    "n_labelled",
+    *[f"{name}{end}" for name in (*FIGURES, EXCESS) for end in ("_ppi", "_ppi_low", "_ppi_high")],
+    AGREEMENT,
+)
+"""Summary columns added when labels are given: the labelled pairs (scored by the judge too),
+each figure's prediction-powered estimate with its bounds, and ``label_agreement``, the
+judge's quadratic weighted kappa against the labels on the labelled counterfactual pairs."""
+LABEL_SUM_COLUMNS = (
+    "n_labelled",
+    *[c for _, label, judged in FIGURES.values() for c in (label, judged)],
+    "label_sq_sum",
+    "judged_sq_sum",
+    "cross_sum",
+    "n_control_labelled",
+    "control_label_sum",
+    "control_judged_sum",
+)
+"""The per-group sums of :func:`label_sums` besides the keys; each adds up across blocks."""
+CONTROL_LABEL_SUMS = ("n_control_labelled", "control_label_sum", "control_judged_sum")
+_Y, _F, _CY, _CF = "__ppi_label", "__ppi_judged", "__ppi_control_label", "__ppi_control_judged"
+
+
+def attach_control_labels(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> pl.LazyFrame:
+    """The labelled control pairs of each whole group (and metric) on every slice row of the
+    group, as :func:`~pairwise_polars.summary._excess.attach_controls` does for the judge's
+    control sums: a control pair is the noise of its group, not of a slice."""
+    joint = [k for k in keys if k == "metric"]
+    if [k for k in keys if k not in joint] == []:
+        return sums
+    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    return (
+        sums.drop(CONTROL_LABEL_SUMS)
+        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
+        .with_columns(pl.col(CONTROL_LABEL_SUMS).fill_null(0))
+    )
+
+
+def label_sums(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    group_by: str,
+    *,
+    equivalence_threshold: float,
+    divergence_threshold: float,
+) -> pl.LazyFrame:
+    """One row per (``keys``, group): counts and totals over the pairs both the judge scored
+    and a person labelled (``label``), counterfactual and control apart."""
+    schema = frame.collect_schema()
+    control = (
+        pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
+        if PAIR_KIND in schema
+        else pl.lit(False)
+    )
+    both = pl.col("score").is_not_null() & pl.col(LABEL).is_not_null()
+    frame = frame.with_columns(
+        pl.when(both & ~control).then(pl.col(LABEL)).cast(pl.Float64).alias(_Y),
+        pl.when(both & ~control).then(pl.col("score")).cast(pl.Float64).alias(_F),
+        pl.when(both & control).then(pl.col(LABEL)).cast(pl.Float64).alias(_CY),
+        pl.when(both & control).then(pl.col("score")).cast(pl.Float64).alias(_CF),
+    )
+    y, f = pl.col(_Y), pl.col(_F)
+    return frame.group_by([*keys, group_by]).agg(
+        n_labelled=y.is_not_null().sum().cast(pl.Int64),
+        label_equivalent=(y <= equivalence_threshold).sum().cast(pl.Int64),
+        judged_equivalent=(f <= equivalence_threshold).sum().cast(pl.Int64),
+        label_divergent=(y >= divergence_threshold).sum().cast(pl.Int64),
+        judged_divergent=(f >= divergence_threshold).sum().cast(pl.Int64),
+        label_sum=y.sum(),
+        judged_sum=f.sum(),
+        label_sq_sum=(y * y).sum(),
+        judged_sq_sum=(f * f).sum(),
+        cross_sum=(y * f).sum(),
+        n_control_labelled=pl.col(_CY).is_not_null().sum().cast(pl.Int64),
+        control_label_sum=pl.col(_CY).sum(),
+        control_judged_sum=pl.col(_CF).sum(),
+    )
+
+
+def _parts(judge: str, count: str, label: str, judged: str, labelled: str) -> tuple[pl.Expr, ...]:
+    """Totals and per-group residuals (``S/N``, ``(L, F)/M``, ``u``, ``d``) of one figure."""
+    n, s = pl.col(count), pl.col(judge).cast(pl.Float64)
+    m, y, f = pl.col(labelled), pl.col(label).cast(pl.Float64), pl.col(judged).cast(pl.Float64)
+    big_n, big_m = n.sum(), m.sum()
+    judge_mean, label_mean, judged_mean = s.sum() / big_n, y.sum() / big_m, f.sum() / big_m
+    u = (y - m * label_mean) / big_m
+    d = (f - m * judged_mean) / big_m - (s - n * judge_mean) / big_n
+    return judge_mean, label_mean, judged_mean, u, d
+
+
+def _tuned(u: pl.Expr, d: pl.Expr) -> pl.Expr:
+    """The power-tuned lambda: the minimiser of ``sum (u - lambda d)^2``, in [0, 1]."""
+    dd = (d * d).sum()
+    return pl.when(dd > 0).then(((u * d).sum() / dd).clip(0.0, 1.0)).otherwise(0.0)
+
+
+def _tuning_variance(lam: pl.Expr, r: pl.Expr, d: pl.Expr, gap: pl.Expr) -> pl.Expr:
+    """What estimating lambda adds to the variance: ``gap^2 Var(lambda)``, with ``gap`` the
+    judge's mean on all pairs minus on the labelled ones and ``Var(lambda)`` the sandwich
+    ``sum r^2 d^2 / (sum d^2)^2``; 0 where lambda sits on a bound of [0, 1]."""
+    dd = (d * d).sum()
+    inner = (lam > 0) & (lam < 1) & (dd > 0)
+    return pl.when(inner).then(gap * gap * (r * r * d * d).sum() / (dd * dd)).otherwise(0.0)
+
+
+def ppi_sums() -> list[pl.Expr]:
+    """Aggregations over a slice's per-group sums (those of :func:`label_sums` beside
+    :func:`~pairwise_polars.summary._sums.group_sums`): each figure's estimate and the sums its
+    bounds need."""
+    out: list[pl.Expr] = [
+        pl.col("n_labelled").sum(),
+        ((pl.col("n_labelled") > 0) | (pl.col("n_control_labelled") > 0))
+        .sum()
+        .cast(pl.Int64)
+        .alias("__ppi_label_groups"),
+    ]
+    has = pl.col("n_labelled").sum() > 0
+    for name, (judge, label, judged) in FIGURES.items():
+        judge_mean, label_mean, judged_mean, u, d = _parts(
+            judge, "n_scored", label, judged, "n_labelled"
+        )
+        lam = _tuned(u, d)
+        r = u - lam * d
+        tuning = _tuning_variance(lam, r, d, judge_mean - judged_mean)
+        out += _estimate(name, has, lam * judge_mean + label_mean - lam * judged_mean, r, tuning)
+    # excess: counterfactual minus control, one lambda for both
+    cf = _parts("score_sum", "n_scored", "label_sum", "judged_sum", "n_labelled")
+    co = _parts(
+        "control_score_sum", "n_control_scored", "control_label_sum", "control_judged_sum",
+        "n_control_labelled",
+    )  # fmt: skip
+    u, d = cf[3] - co[3], cf[4] - co[4]
+    lam = _tuned(u, d)
+    estimate = (lam * cf[0] + cf[1] - lam * cf[2]) - (lam * co[0] + co[1] - lam * co[2])
+    both = has & (pl.col("n_control_labelled").sum() > 0)
+    r = u - lam * d
+    tuning = _tuning_variance(lam, r, d, (cf[0] - cf[2]) - (co[0] - co[2]))
+    return [*out, *_estimate(EXCESS, both, estimate, r, tuning), _kappa()]
+
+
+def _kappa() -> pl.Expr:
+    """Quadratic weighted kappa from moments: ``2 s_yf / (s_y^2 + s_f^2 + (mean y - mean
+    f)^2)`` (population moments), the same number as from the confusion table with weights
+    ``(i - j)^2``; null when it is 0/0 (every label and score one value)."""
+    m = pl.col("n_labelled").sum().cast(pl.Float64)
+    my, mf = pl.col("label_sum").sum() / m, pl.col("judged_sum").sum() / m
+    vy = pl.col("label_sq_sum").sum() / m - my * my
+    vf = pl.col("judged_sq_sum").sum() / m - mf * mf
+    cov = pl.col("cross_sum").sum() / m - my * mf
+    denominator = vy + vf + (my - mf) ** 2
+    return pl.when((m > 0) & (denominator > 1e-15)).then(2 * cov / denominator).alias(AGREEMENT)
+
+
+def _estimate(
+    name: str, usable: pl.Expr, estimate: pl.Expr, r: pl.Expr, tuning: pl.Expr
+) -> list[pl.Expr]:
+    r2 = r * r
+    return [
+        pl.when(usable).then(estimate).alias(f"{name}_ppi"),
+        pl.when(usable).then(r2.sum() + tuning).alias(f"__{name}_ppi_v"),
+        pl.when(usable).then(r2.sum()).alias(f"__{name}_ppi_r2"),
+        pl.when(usable).then((r2 * r2).sum()).alias(f"__{name}_ppi_r4"),
+    ]
+
+
+def with_ppi(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
+    """Add the bounds of every ``*_ppi`` estimate to a frame with one row per slice holding the
+    sums of :func:`ppi_sums` (and ``n_groups``, ``n_scored``, for the judge-only figures)."""
+    p = 0.5 + confidence / 2
+    frame = summary
+    for name in (*FIGURES, EXCESS):
+        groups = pl.col("__excess_groups" if name == EXCESS else "n_groups")
+        a, b = pl.col(f"__{name}_ppi_r2"), pl.col(f"__{name}_ppi_r4")
+        frame = frame.with_columns(satterthwaite(a, b, groups).cast(pl.Int64).alias("__ppi_df"))
+        degrees = sorted({int(v) for v in frame["__ppi_df"].drop_nulls().unique().to_list()})
+        quantiles = {df: t_quantile(p, df) for df in degrees}
+        q = pl.col("__ppi_df").replace_strict(quantiles, default=None, return_dtype=pl.Float64)
+        # The small-sample factor of the groups that carry the variance: the labelled ones.
+        g = pl.col("__ppi_label_groups").cast(pl.Float64)
+        variance = g / (g - 1) * pl.col(f"__{name}_ppi_v")
+        estimate = pl.col(f"{name}_ppi")
+        bounded = estimate.is_not_null() & (groups > 1) & (g > 1)
+        if name == EXCESS:
+            half = q * variance.sqrt()
+            low, high = (estimate - half).clip(-1.0, 1.0), (estimate + half).clip(-1.0, 1.0)
+        else:
+            low, high = _wilson(estimate.clip(0.0, 1.0), variance, q)
+        frame = frame.with_columns(
+            pl.when(bounded).then(low).alias(f"{name}_ppi_low"),
+            pl.when(bounded).then(high).alias(f"{name}_ppi_high"),
+        )
+    drop = [
+        c
+        for c in frame.columns
+        if c.startswith("__ppi") or c.endswith(("_ppi_r2", "_ppi_r4", "_ppi_v"))
+    ]
+    return frame.drop(drop)
+
+
+def _wilson(m: pl.Expr, variance: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    binomial = m * (1 - m)
+    n = pl.col("n_scored").cast(pl.Float64)
+    labelled = pl.col("n_labelled").cast(pl.Float64)
+    spread = (variance > 0) & (binomial > 0)
+    n_eff = pl.min_horizontal(pl.when(spread).then(binomial / variance).otherwise(labelled), n)
+    denominator = 1 + q * q / n_eff
+    centre = (m + q * q / (2 * n_eff)) / denominator
+    half = q * (binomial / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
+    return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)
+
+
+CORRECTED = "corrected by human labels"
+"""The words of a gate check's note when it compared a prediction-powered figure."""
+
+
+def corrected(
+    summary: pl.DataFrame, point: str, column: str, *, conservative: bool
+) -> tuple[pl.Expr, pl.Expr | None]:
+    """What a gate compares for the summary figure ``point`` (``column``: the figure or its
+    bound) and the note that says so: the prediction-powered figure (or its bound) where the
+    slice has one, the judge's elsewhere; ``(pl.col(column), None)`` without labels."""
+    estimate = f"{point}_ppi"
+    if estimate not in summary.columns or point == column == AGREEMENT:
+        return pl.col(column), None
+    end = column.removeprefix(point)  # "", "_low" or "_high"
+    chosen = f"{estimate}{end}" if conservative else estimate
+    has = pl.col(estimate).is_not_null()
+    note = (
+        pl.when(has)
+        .then(
+            pl.concat_str(
+                pl.lit(f"{CORRECTED} ({chosen}, n_labelled="),
+                pl.col("n_labelled").cast(pl.String),
+                pl.lit(")"),
+            )
+        )
+        .otherwise(pl.lit(f"judge only: no labelled pair in this slice ({column})"))
+    )
+    return pl.when(has).then(pl.col(chosen)).otherwise(pl.col(column)), note
