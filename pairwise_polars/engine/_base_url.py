@@ -86,7 +86,7 @@ def api_url(base_url: str, path: str) -> str:
     """``path`` under ``base_url``, the base URL's query (a gateway's key or API version) kept
     after the path."""
     parts = urlsplit(base_url)
-    joined = f"{parts.path.rstrip('/')}/{path.lstrip('/')}"
+    joined = f"{parts.path.rstrip('/')}/{path.lstrip('/')}" if path else parts.path
     return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
 
 
