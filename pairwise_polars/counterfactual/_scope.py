@@ -326,7 +326,8 @@ def _ranked(candidates: pl.DataFrame, texts: pl.DataFrame) -> pl.DataFrame:
     ).fill_null(False)
     # A rich mention in apposition lends its rank to the mention it describes ("Ms. Okafor, a
     # 61-year-old Black woman"), which is then the subject and the apposition its predicate.
-    lent = (linked & rich).shift(-1).over(ROW).fill_null(False)
+    # (from the columns, not the expressions: a window inside a window fails on older polars)
+    lent = (pl.col("linked") & pl.col("rich")).shift(-1).over(ROW).fill_null(False)
     return (
         candidates.sort(ROW, "start")
         .join(texts.select(ROW, TEXT), on=ROW, how="left")
