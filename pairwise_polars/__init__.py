@@ -19,6 +19,7 @@ from pairwise_polars._errors import (
     RunStateError,
     ScoreError,
     TemplateError,
+    ThresholdWarning,
 )
 from pairwise_polars._version import __version__
 from pairwise_polars.comparison import compare, gate_compare
@@ -97,6 +98,7 @@ __all__ = [
     "RunStateError",
     "ScoreError",
     "TemplateError",
+    "ThresholdWarning",
     "Usage",
     "__version__",
     "acollect_responses",

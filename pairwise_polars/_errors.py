@@ -17,7 +17,8 @@
     └── OutputError (OSError)           an output that cannot be written (no space, no access)
 
     PairwiseWarning (UserWarning)       something was left out and the run went on
-    └── EmptyDataWarning                the input has no rows: nothing to pair
+    ├── EmptyDataWarning                the input has no rows: nothing to pair
+    └── ThresholdWarning                a threshold that makes a gate vacuous or impossible
 
 Catch ``PairwiseError`` to handle anything raised on purpose by the package.
 
@@ -136,3 +137,8 @@ class PairwiseWarning(UserWarning):
 
 class EmptyDataWarning(PairwiseWarning):
     """The input has no rows, so there is nothing to pair (the command line stops with exit 2)."""
+
+
+class ThresholdWarning(PairwiseWarning):
+    """A threshold that makes a gate vacuous (it always passes) or impossible (it can never
+    pass), e.g. ``max_divergence_rate=0`` or ``aggregate(equivalence_threshold=1)``."""

@@ -8,23 +8,16 @@ import os
 from typing import Any
 
 from pairwise_polars._errors import DataSourceError, OptionError
+from pairwise_polars.cli._gate_options import add_gate_options, gates_from
 from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_CONCURRENCY, MAX_RESPONSE_BYTES
 from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.judges._factory import PROVIDERS
-from pairwise_polars.outcome import disparities
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
-    DEFAULT_MAX_ERROR_RATE,
-    DISPARITY_GATES,
-    DISPARITY_OUTCOMES,
-    FAIRNESS_GATES,
-    GATE_NAMES,
-    MAX_DISADVANTAGE,
     GateResult,
-    gate_summary,
     summarize,
 )
 
@@ -388,15 +381,6 @@ def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]
 # -- summary and gates -------------------------------------------------------------------------
 
 
-_GATE_HELP = {
-    "max_excess_divergence": "the divergence beyond the noise floor (counterfactual mean minus "
-    "control mean) a slice may have: the primary gate when the data has control rows; a slice "
-    "without control pairs is inconclusive",
-    "min_label_agreement": "the judge's agreement with the human labels (--labels) a slice "
-    "must reach, as quadratic weighted kappa; below it the run is inconclusive",
-}
-
-
 def add_summary_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("summary")
     group.add_argument(
@@ -413,8 +397,8 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
         metavar="COLUMN",
         help="the group column (for intervals; default: %(default)s)",
     )
-    group.add_argument("--equivalence-threshold", type=float, default=0.0, metavar="X")
-    group.add_argument("--divergence-threshold", type=float, default=0.5, metavar="X")
+    group.add_argument("--equivalence-threshold", type=threshold, default=0.0, metavar="X")
+    group.add_argument("--divergence-threshold", type=threshold, default=0.5, metavar="X")
     group.add_argument("--confidence", type=share, default=0.95, metavar="X")
     group.add_argument(
         "--labels",
@@ -422,45 +406,7 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
         help="human labels of pairs (pair_id, metric, label; `label-sample` writes the file to "
         "fill in): adds the prediction-powered figures (*_ppi), which the gates then use",
     )
-    gates = parser.add_argument_group(
-        "gates (checked overall and on every slice; thresholds from 0 to 1)"
-    )
-    for name in FAIRNESS_GATES:
-        gates.add_argument(
-            f"--{name.replace('_', '-')}",
-            type=threshold,
-            metavar="X",
-            help=_GATE_HELP.get(name),
-        )
-    gates.add_argument(
-        "--min-impact-ratio",
-        type=threshold,
-        metavar="X",
-        help="the lowest ratio of decision rates (attribute vs reference, either way) any "
-        "attribute may have: 0.8 is the four-fifths rule; a slice without decisions is "
-        "inconclusive",
-    )
-    gates.add_argument(
-        "--max-disadvantage",
-        type=disadvantage,
-        action="append",
-        metavar="OUTCOME=X",
-        help="the largest disadvantage any attribute may have in an outcome, repeatable: "
-        f"{', '.join(DISPARITY_OUTCOMES)} (amount=0.05: 5%% less offered); X alone: every "
-        "outcome measured",
-    )
-    gates.add_argument(
-        "--max-error-rate",
-        type=threshold,
-        metavar="X",
-        help="the share of pairs without a score a slice may have (default with any gate: "
-        f"{DEFAULT_MAX_ERROR_RATE}; 1 switches it off)",
-    )
-    gates.add_argument(
-        "--conservative",
-        action="store_true",
-        help="compare the interval bound least favourable, not the estimate",
-    )
+    add_gate_options(parser)
 
 
 def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult | None]:
@@ -474,40 +420,4 @@ def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult
         group_by=args.group_by,
         labels=args.labels,
     )
-    thresholds = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n) is not None}
-    if not thresholds:
-        return summary, None
-    if thresholds.get(MAX_DISADVANTAGE) is not None:
-        thresholds[MAX_DISADVANTAGE] = _merged(thresholds[MAX_DISADVANTAGE])
-    disparity = {n: thresholds.pop(n) for n in DISPARITY_GATES if n in thresholds}
-    gates = gate_summary(
-        summary,
-        overall={**thresholds, **disparity},
-        per_slice=thresholds,
-        conservative=args.conservative,
-        disparities=disparities(scored, group_by=args.group_by) if disparity else None,
-    )
-    return summary, gates
-
-
-def disadvantage(text: str) -> tuple[str | None, float]:
-    """An argparse ``type`` for ``--max-disadvantage``: ``amount=0.05`` or ``0.05``."""
-    name, _, value = text.rpartition("=")
-    if name and name not in DISPARITY_OUTCOMES:
-        raise argparse.ArgumentTypeError(
-            f"unknown outcome {name!r}; outcomes: {', '.join(DISPARITY_OUTCOMES)}"
-        )
-    return (name or None, threshold(value))
-
-
-def _merged(given: list[tuple[str | None, float]]) -> float | dict[str, float]:
-    named = {name: value for name, value in given if name is not None}
-    plain = [value for name, value in given if name is None]
-    if plain and not named:
-        return plain[-1]
-    if plain:
-        raise OptionError(
-            "--max-disadvantage takes either OUTCOME=X (repeatable) or one X for every "
-            "outcome, not both."
-        )
-    return named
+    return summary, gates_from(summary, scored, args)

@@ -11,16 +11,18 @@ from pairwise_polars.summary import GateResult, threshold_problem
 EXIT_FAIRNESS = 1
 """A fairness gate failed on measured pairs."""
 EXIT_INCONCLUSIVE = 4
-"""No verdict: judgements failed beyond ``max_error_rate``, a slice had no scored pair, or
-nothing was scored. The fairness gates cannot vouch for the run; fix the judge or the data."""
+"""No verdict: an interval straddles its threshold, a slice has fewer than ``min_groups``
+groups, judgements failed beyond ``max_error_rate``, a slice had no scored pair, or nothing was
+scored. The fairness gates cannot vouch for the run: add groups, or fix the judge or the data."""
 
 
 def exit_code(results: Iterable[GateResult | None]) -> int:
-    """4 when any result is inconclusive, else 1 when any failed, else 0."""
+    """1 when any result failed (a fail is a fail even beside an undecided slice or target),
+    else 4 when any is inconclusive, else 0."""
     statuses = {r.status for r in results if r is not None}
-    if "inconclusive" in statuses:
-        return EXIT_INCONCLUSIVE
-    return EXIT_FAIRNESS if "fail" in statuses else 0
+    if "fail" in statuses:
+        return EXIT_FAIRNESS
+    return EXIT_INCONCLUSIVE if "inconclusive" in statuses else 0
 
 
 def targets_verdict(statuses: Mapping[str, str], n_targets: int) -> str:

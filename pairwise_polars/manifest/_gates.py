@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
 from pairwise_polars.manifest._model import GateSpec, Threshold
 from pairwise_polars.manifest._yaml import Mapping
 from pairwise_polars.summary import (
     DISPARITY_OUTCOMES,
     ERROR_GATE,
+    ERRORS_AS,
     GATE_NAMES,
     MAX_DISADVANTAGE,
     threshold_problem,
@@ -17,7 +18,14 @@ from pairwise_polars.summary import (
 
 
 def check_gates(
-    check: Checker, raw: Any, line: int, path: str, *, names: list[str], slices: tuple[str, ...]
+    check: Checker,
+    raw: Any,
+    line: int,
+    path: str,
+    *,
+    names: list[str],
+    slices: tuple[str, ...],
+    family: str | None = None,
 ) -> GateSpec | None:
     hint = (
         "{gate} is a gate threshold: thresholds go under overall: (the whole block) or "
@@ -27,7 +35,7 @@ def check_gates(
         raw,
         line,
         path,
-        allowed=("overall", "per_slice", "conservative"),
+        allowed=("overall", "per_slice", "conservative", "min_groups", "errors_as", "require"),
         hints={gate: hint.format(gate=gate) for gate in GATE_NAMES},
     )
     if found is None:
@@ -51,11 +59,46 @@ def check_gates(
     conservative = False
     if "conservative" in found:
         conservative = bool(check.boolean(*at(found, "conservative"), join(path, "conservative")))
+    if conservative and family in ("holm", "bh"):
+        check.add(
+            at(found, "conservative")[1],
+            join(path, "conservative"),
+            "conservative: true fails on the unfavourable bound without evidence, and "
+            f"familywise: {family} judges the evidence of a breach over the slices: choose one",
+        )
+    reading = _reading(check, found, path)
     return GateSpec(
         overall=scopes.get("overall", {}),
         per_slice=scopes.get("per_slice", {}),
         conservative=conservative,
+        **reading,
     )
+
+
+def _reading(check: Checker, found: Mapping, path: str) -> dict[str, Any]:
+    """``min_groups``, ``errors_as`` and ``require`` of a gates block, where given."""
+    out: dict[str, Any] = {}
+    if "min_groups" in found:
+        got = check.number(*at(found, "min_groups"), join(path, "min_groups"), low=1, integer=True)
+        if got is not None:
+            out["min_groups"] = int(got)
+    if "errors_as" in found:
+        got, where = at(found, "errors_as")
+        if got in ERRORS_AS:
+            out["errors_as"] = got
+        else:
+            hint = suggest(str(got), list(ERRORS_AS)) if isinstance(got, str) else ""
+            check.add(
+                where,
+                join(path, "errors_as"),
+                f"expected worst or ignore, got {describe(got)}{hint} (worst: a failed "
+                "judgement counts as divergent for a pass, as equivalent for a fail)",
+            )
+    if "require" in found:
+        got = check.strings(*at(found, "require"), join(path, "require"))
+        if got is not None:
+            out["require"] = tuple(got)
+    return out
 
 
 def _thresholds(

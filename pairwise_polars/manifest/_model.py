@@ -78,9 +78,15 @@ class GateSpec:
     overall: Mapping[str, Threshold | None] = field(default_factory=dict)
     per_slice: Mapping[str, Threshold | None] = field(default_factory=dict)
     conservative: bool = False
+    min_groups: int = 30
+    """Groups a slice needs for a fairness check to pass (fewer: at best inconclusive)."""
+    errors_as: Literal["worst", "ignore"] = "worst"
+    """How failed judgements count: at their worst for a pass and best for a fail, or not."""
+    require: tuple[str, ...] = ()
+    """Dimensions the verdict needs: one the data lacks or never scored is inconclusive."""
 
     def __bool__(self) -> bool:
-        return bool(self.overall or self.per_slice)
+        return bool(self.overall or self.per_slice or self.require)
 
 
 @dataclass(frozen=True, kw_only=True)

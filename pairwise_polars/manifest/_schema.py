@@ -271,7 +271,9 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
     if "gates" in block:
         names = [m.name for m in metrics or ()]
         slices = spec.get("slices", ("dimension",))
-        spec["gates"] = check_gates(check, *value("gates"), names=names, slices=slices)
+        family = spec.get("familywise")
+        spec["gates"] = check_gates(check, *value("gates"), names=names, slices=slices,
+                                    family=family)  # fmt: skip
     return spec
 
 

@@ -119,6 +119,11 @@ def run_target(
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
         conservative=target.gates.conservative,
+        min_groups=target.gates.min_groups,
+        errors_as=target.gates.errors_as,
+        familywise=target.familywise or "none",
+        confidence=target.confidence,
+        require=target.gates.require,
         disparities=disparities,
     )
     usage = spent[0] if spent else None

@@ -34,6 +34,7 @@ from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_pow
 from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
+from pairwise_polars.summary._three_way import ERRORS_AS, MIN_GROUPS
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
 
 DISPARITY_OUTCOMES = tuple(_FIGURES)
@@ -43,11 +44,13 @@ __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
     "DISPARITY_GATES",
     "DISPARITY_OUTCOMES",
+    "ERRORS_AS",
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
     "MAX_DISADVANTAGE",
     "MIN_DETECTABLE",
+    "MIN_GROUPS",
     "MIN_IMPACT_RATIO",
     "NOISE_COLUMNS",
     "POSITION_COLUMNS",

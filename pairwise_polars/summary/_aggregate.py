@@ -13,6 +13,7 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
+from pairwise_polars.summary._duplicates import refuse_duplicates
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
@@ -25,6 +26,7 @@ from pairwise_polars.summary._ppi import (
     with_ppi,
 )
 from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
+from pairwise_polars.summary._thresholds import check_score_thresholds
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
 """Summary columns of position bias: values only where both orders were judged."""
@@ -127,11 +129,45 @@ def aggregate(
     >>> aggregate(scored).select("dimension", "n_pairs", "n_scored", "equivalence_rate").rows()
     [('gender', 3, 2, 0.5)]
     """
-    if not 0 < confidence < 1:
-        raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     frame, _ = to_lazy(scored)
+    check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
     if labels is not None:
         frame = attach_labels(frame, labels)
+    return aggregate_checked(
+        frame,
+        by,
+        equivalence_threshold=equivalence_threshold,
+        divergence_threshold=divergence_threshold,
+        confidence=confidence,
+        group_by=group_by,
+    )
+
+
+def check_scored(
+    frame: pl.LazyFrame,
+    confidence: float,
+    equivalence_threshold: float,
+    divergence_threshold: float,
+) -> None:
+    """What :func:`aggregate` refuses before it sums anything: a confidence outside (0, 1),
+    score thresholds that are not numbers in [0, 1] (warning on vacuous ones), and duplicate
+    judgements."""
+    if not 0 < confidence < 1:
+        raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
+    check_score_thresholds(equivalence_threshold, divergence_threshold)
+    refuse_duplicates(frame)
+
+
+def aggregate_checked(
+    frame: pl.LazyFrame,
+    by: Sequence[str] | None,
+    *,
+    equivalence_threshold: float,
+    divergence_threshold: float,
+    confidence: float,
+    group_by: str,
+) -> pl.DataFrame:
+    """:func:`aggregate` of a frame :func:`check_scored` has passed (labels attached)."""
     schema = frame.collect_schema()
     by = default_slices(schema) if by is None else list(by)
     needed = ["metric", "score", group_by, *by]

@@ -97,14 +97,25 @@ _EST, _FAV, _GROUPS, _DIR = (
 )
 
 
-def breach_columns(summary: pl.DataFrame, point: str, direction: str) -> dict[str, pl.Expr]:
+def breach_columns(
+    summary: pl.DataFrame,
+    point: str,
+    direction: str,
+    *,
+    estimate: pl.Expr | None = None,
+    favourable: pl.Expr | None = None,
+) -> dict[str, pl.Expr]:
     """Helper columns of a fairness check: what :func:`judged_as_family` needs (the estimate,
-    its favourable bound, the groups, the direction)."""
-    favourable = f"{point}_low" if direction == "max" else f"{point}_high"
+    its favourable bound, the groups, the direction); by default the summary's own columns."""
+    bound = f"{point}_low" if direction == "max" else f"{point}_high"
     has = summary.columns.__contains__
+    if estimate is None:
+        estimate = pl.col(point) if has(point) else pl.lit(None, pl.Float64)
+    if favourable is None:
+        favourable = pl.col(bound) if has(bound) else pl.lit(None, pl.Float64)
     return {
-        _EST: pl.col(point).cast(pl.Float64) if has(point) else pl.lit(None, pl.Float64),
-        _FAV: pl.col(favourable).cast(pl.Float64) if has(favourable) else pl.lit(None, pl.Float64),
+        _EST: estimate.cast(pl.Float64),
+        _FAV: favourable.cast(pl.Float64),
         _GROUPS: pl.col("n_groups").cast(pl.Int64) if has("n_groups") else pl.lit(None, pl.Int64),
         _DIR: pl.lit(direction),
     }

@@ -8,69 +8,70 @@ threshold outside [0, 1] is refused. A run that failed for want of measurements 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, GateError, OptionError
-from pairwise_polars.summary._aggregate import slice_columns
-from pairwise_polars.summary._disparity_gate import (
-    DISPARITY_GATES,
-    disparity_checks,
-    is_disparities,
+from pairwise_polars._errors import OptionError
+from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
+from pairwise_polars.summary._familywise import Familywise, check_familywise, judged_as_family
+from pairwise_polars.summary._gate_checks import (
+    AGREEMENT_GATE,
+    CHECK_SCHEMA,
+    DEFAULT_MAX_ERROR_RATE,
+    EMPTY_CHECK,
+    ERROR_GATE,
+    EXCESS_GATE,
+    FAIRNESS_GATES,
+    GATE_NAMES,
+    Threshold,
+    gate_checks,
 )
-from pairwise_polars.summary._familywise import (
-    Familywise,
-    breach_columns,
-    check_familywise,
-    judged_as_family,
+from pairwise_polars.summary._ppi import CORRECTED
+from pairwise_polars.summary._required import REQUIRED_CHECK, check_require
+from pairwise_polars.summary._three_way import (
+    MIN_GROUPS,
+    ErrorsAs,
+    Reading,
+    check_errors_as,
+    check_min_groups,
 )
-from pairwise_polars.summary._ppi import CORRECTED, corrected
-from pairwise_polars.summary._thresholds import check_threshold
 
-Threshold = float | Mapping[str, float] | None
-"""One threshold for every metric, a threshold per metric name, or None for no gate."""
+__all__ = [
+    "CHECK_SCHEMA",
+    "DEFAULT_MAX_ERROR_RATE",
+    "ERROR_GATE",
+    "FAIRNESS_GATES",
+    "GATE_NAMES",
+    "GateResult",
+    "Threshold",
+    "gate",
+    "gate_checks",
+    "judged",
+]
 
-# gate name -> (summary column, its conservative interval bound, "min" or "max")
-_GATES = {
-    "min_equivalence_rate": ("equivalence_rate", "equivalence_rate_low", "min"),
-    "max_divergence_rate": ("divergence_rate", "divergence_rate_high", "max"),
-    "max_mean_divergence": ("mean_divergence", "mean_divergence_high", "max"),
-    "max_excess_divergence": ("excess_divergence", "excess_divergence_high", "max"),
-    "min_label_agreement": ("label_agreement", "label_agreement", "min"),
-}
-EXCESS_GATE = "max_excess_divergence"
-NO_CONTROLS = (
-    "no control pairs: add control rows (role 'control': a second answer to the reference's "
-    "input; counterfactuals() adds one per group) to measure the noise floor"
-)
-UNSCORED_CONTROLS = (
-    "no scored control pairs (their judgements failed): the noise floor is unknown, and "
-    "unknown is not fair"
-)
-AGREEMENT_GATE = "min_label_agreement"
-"""The judge's agreement with human labels (quadratic weighted kappa): a failure says the
-instrument cannot be trusted, so the verdict is inconclusive, not FAIL."""
-ERROR_GATE = "max_error_rate"
-EMPTY_CHECK = "scored_pairs"
-"""The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
-DEFAULT_MAX_ERROR_RATE = 0.05
-GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES)
-"""The gates a summary can be checked against (the keywords of :func:`gate`)."""
-FAIRNESS_GATES = tuple(_GATES)
-CHECK_SCHEMA = {
-    "metric": pl.String,
-    "slice": pl.String,
-    "gate": pl.String,
-    "threshold": pl.Float64,
-    "observed": pl.Float64,
-    "passed": pl.Boolean,
-    "note": pl.String,
-}
 Status = Literal["pass", "fail", "inconclusive"]
+_UNTRUSTED = (ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, REQUIRED_CHECK)
+
+
+def check_statuses(checks: pl.DataFrame) -> pl.Series:
+    """Each check's ``"pass"``, ``"fail"`` or ``"inconclusive"``: its own ``status`` where it
+    carries one, else read from ``passed`` (a failure for want of measurements, or of trust in
+    the judge, is inconclusive)."""
+    if checks.is_empty():
+        return pl.Series("status", [], pl.String)
+    unmeasured = pl.col("gate").is_in(_UNTRUSTED) | pl.col("observed").is_null()
+    own = (
+        pl.when(pl.col("passed"))
+        .then(pl.lit("pass"))
+        .when(unmeasured)
+        .then(pl.lit("inconclusive"))
+        .otherwise(pl.lit("fail"))
+    )
+    said = pl.col("status") if "status" in checks.columns else pl.lit(None, pl.String)
+    return checks.select(pl.coalesce(said, own).alias("status"))["status"]
 
 
 @dataclass(frozen=True)
@@ -100,62 +101,82 @@ class GateResult:
 
     @property
     def status(self) -> Status:
-        """``"pass"``, ``"fail"`` (a fairness gate failed on measured pairs) or
-        ``"inconclusive"`` (a failure for want of measurements, whatever else failed)."""
+        """``"fail"`` when any check failed on measured pairs (even if others could not be
+        decided), else ``"inconclusive"`` when any check could not be decided (too few groups,
+        an interval across the threshold, judgements failed beyond ``max_error_rate``, nothing
+        scored), else ``"pass"``."""
         if self.passed:
             return "pass"
-        failed = self.failures
-        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE]
-        unmeasured = pl.col("gate").is_in(untrusted) | pl.col("observed").is_null()
-        if "status" in failed.columns:  # checks that carry their own three-way status
-            said = pl.col("status")
-            unmeasured = pl.when(said.is_null()).then(unmeasured).otherwise(said == "inconclusive")
-        return "inconclusive" if not failed.filter(unmeasured).is_empty() else "fail"
+        statuses = check_statuses(self.checks)
+        if (statuses == "fail").any() or statuses.is_empty():
+            return "fail"
+        return "inconclusive"
 
-    def _unmeasured(self) -> str:
-        failed = self.failures
+    def _unmeasured(self) -> tuple[str, str]:
+        """Why checks could not be decided, and what to do about it."""
+        undecided = self.checks.filter(check_statuses(self.checks) == "inconclusive")
+        gates = set(undecided["gate"].to_list())
+        notes = undecided["note"].drop_nulls()
         reasons = []
-        if not failed.filter(pl.col("gate") == ERROR_GATE).is_empty():
+        if ERROR_GATE in gates:
             reasons.append(f"judgements failed beyond {ERROR_GATE}")
-        if not failed.filter(pl.col("gate") == AGREEMENT_GATE).is_empty():
+        if AGREEMENT_GATE in gates:
             reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
-        if not failed.filter(pl.col("gate") == EMPTY_CHECK).is_empty():
+        if EMPTY_CHECK in gates:
             reasons.append("nothing was scored")
         elif not reasons:
-            unknown = failed.filter(pl.col("observed").is_null())["note"].drop_nulls()
+            unknown = notes
             if unknown.str.starts_with("no scored pairs").any():
                 reasons.append("a slice has no scored pair")
-            if unknown.str.contains("one group").any():
-                reasons.append("a slice has only one group (no interval bound)")
             if unknown.str.contains("control pairs").any():
                 reasons.append("a slice has no scored control pairs (no noise floor)")
             if unknown.str.contains("measured in this slice|no decision in any").any():
                 reasons.append("an outcome was not measured in a slice")
-            if "status" in failed.columns:
-                undecided = failed.filter(
-                    (pl.col("status") == "inconclusive") & pl.col("observed").is_not_null()
-                )
-                if not undecided.is_empty():
-                    reasons.append(
-                        "a disparity's interval straddles its threshold, or its slice has too "
-                        "few groups"
-                    )
-        return "; ".join(reasons)
+            if (undecided["gate"] == REQUIRED_CHECK).any():
+                reasons.append("a required dimension is missing from the data")
+        fixes = ["fix the judge or the data and rerun"] if reasons else []
+        evidence = []
+        if notes.str.contains("one group").any():
+            evidence.append("a slice has only one group (no interval bound)")
+        if notes.str.contains("under min_groups").any():
+            evidence.append("a slice has fewer groups than min_groups")
+        if notes.str.contains("straddles the threshold").any():
+            evidence.append("an interval straddles its threshold")
+        if notes.str.contains("zero-width").any():
+            evidence.append("an interval has zero width (no spread to measure)")
+        if notes.str.contains("not over the family").any():
+            evidence.append("a failure does not survive the familywise correction")
+        if undecided.filter(
+            pl.col("gate").is_in(DISPARITY_GATES) & pl.col("observed").is_not_null()
+        ).height:
+            evidence.append(
+                "a disparity's interval straddles its threshold, or its slice has too few groups"
+            )
+        if evidence:
+            fixes.append("add groups and rerun; each note says about how many would decide it")
+        if not reasons and not evidence and not undecided.is_empty():
+            reasons.append("a check could not be decided (its note says why)")
+            fixes.append("fix the judge or the data and rerun")
+        return "; ".join(reasons + evidence), "; or ".join(fixes)
 
     def verdict(self) -> str:
-        """One readable paragraph: PASS, FAIL or INCONCLUSIVE, then one line per failed check."""
+        """One readable paragraph: PASS, FAIL or INCONCLUSIVE, then one line per check that did
+        not pass (a FAIL lists the undecided checks too)."""
         if self.checks.is_empty():
             return "PASS: no gate was set."
         failed = self.failures
         tally = f"{self.checks.height - failed.height} of {self.checks.height} gate checks passed."
         status = self.status
+        reasons, fixes = self._unmeasured()
         if status == "pass":
             head = f"PASS: {tally}"
         elif status == "fail":
             head = f"FAIL: {tally}"
+            if reasons:
+                head += f" Also inconclusive: {reasons}."
         else:
-            head = f"INCONCLUSIVE: {self._unmeasured()}, so this run cannot vouch for fairness "
-            head += f"(fix the judge or the data and rerun). {tally}"
+            head = f"INCONCLUSIVE: {reasons}, so this run cannot vouch for fairness "
+            head += f"({fixes}). {tally}"
         if self.familywise != "none":
             lines = [f"{head} (familywise: {self.familywise} over {self.family} checks)"]
         else:
@@ -190,6 +211,9 @@ def gate(
     disparities: pl.DataFrame | None = None,
     familywise: Familywise = "none",
     confidence: float = 0.95,
+    min_groups: int = MIN_GROUPS,
+    errors_as: ErrorsAs = "worst",
+    require: Sequence[str] = (),
 ) -> GateResult:
     """Check a summary from :func:`aggregate` against thresholds.
 
@@ -202,9 +226,20 @@ def gate(
     ``max_excess_divergence`` caps the divergence beyond the noise floor (counterfactual mean
     minus control mean): the primary fairness gate when the data has control rows; a slice with
     no scored control pair fails it as unmeasured (inconclusive), saying how to add controls.
-    ``conservative=True`` compares the interval bound that is least favourable
-    (``equivalence_rate_low``, ``divergence_rate_high``, ``mean_divergence_high``,
-    ``excess_divergence_high``) instead of the point estimate.
+
+    The fairness gates read the interval three ways (the default): a check **passes** when the
+    unfavourable bound (``equivalence_rate_low``, ``divergence_rate_high``,
+    ``mean_divergence_high``, ``excess_divergence_high``) is within the threshold and the slice
+    has at least ``min_groups`` groups (default 30); it **fails** when even the favourable
+    bound is beyond it; otherwise it is **inconclusive**, and its note says about how many more
+    groups would likely decide it. A missing or NaN bound and a zero-width interval are
+    inconclusive, never a pass. ``conservative=True`` is the one-sided reading: fail whenever
+    the unfavourable bound is beyond. ``errors_as="worst"`` (the default) counts each unscored
+    pair as divergent for a pass and as equivalent for a fail (``"ignore"``: scored pairs
+    only), so losing exactly the divergent pairs cannot pass. ``require`` lists dimensions
+    (values of the ``dimension`` column) the verdict needs: one the summary lacks, or never
+    scored, is inconclusive. A fail anywhere makes the run FAIL, even beside inconclusive
+    slices; the verdict lists both.
 
     A summary with human labels (``aggregate(..., labels=...)``) is gated on the corrected
     figures: ``*_ppi`` (with ``conservative``, their bounds) where a slice has labels, the
@@ -232,10 +267,15 @@ def gate(
 
     >>> import polars as pl
     >>> summary = pl.DataFrame({"metric": ["pairwise-bias"], "dimension": ["gender"],
-    ...     "n_pairs": [10], "n_errors": [0], "n_scored": [10], "equivalence_rate": [0.8],
-    ...     "equivalence_rate_low": [0.49]})
-    >>> gate(summary, min_equivalence_rate=0.75).passed
-    True
+    ...     "n_pairs": [100], "n_errors": [0], "n_scored": [100], "n_groups": [50],
+    ...     "equivalence_rate": [0.9], "equivalence_rate_low": [0.82],
+    ...     "equivalence_rate_high": [0.95]})
+    >>> gate(summary, min_equivalence_rate=0.75).status
+    'pass'
+    >>> gate(summary, min_equivalence_rate=0.85).status  # the interval straddles 0.85
+    'inconclusive'
+    >>> gate(summary, min_equivalence_rate=0.85, conservative=True).status
+    'fail'
     """
     familywise = check_familywise(familywise)
     if familywise != "none" and conservative:
@@ -243,179 +283,33 @@ def gate(
             "familywise judges the evidence of a breach, and conservative=True fails without "
             "evidence (on the unfavourable bound): choose one."
         )
-    extra: list[pl.DataFrame] = []
-    if is_disparities(summary) and disparities is None:
-        disparities, summary = summary, pl.DataFrame(schema={"metric": pl.String})
-        max_error_rate = None  # a disparities frame counts no judgements
-    if disparities is not None:
-        extra = disparity_checks(
-            disparities,
-            min_impact_ratio=min_impact_ratio,
-            max_disadvantage=max_disadvantage,
-            conservative=conservative,
-            check_schema=CHECK_SCHEMA,
-        )
-    elif min_impact_ratio is not None or max_disadvantage is not None:
-        raise GateError(
-            "min_impact_ratio and max_disadvantage check disparities: pass "
-            "disparities=pp.disparities(...) (or the disparities frame as the summary)."
-        )
-    if "metric" not in summary.columns:
-        raise ColumnError(f"gate needs a summary from aggregate(); it has {summary.columns}.")
-    slices = list(per) if per is not None else slice_columns(summary)
-    thresholds = {
-        ERROR_GATE: max_error_rate,
-        "min_equivalence_rate": min_equivalence_rate,
-        "max_divergence_rate": max_divergence_rate,
-        "max_mean_divergence": max_mean_divergence,
-        EXCESS_GATE: max_excess_divergence,
-        AGREEMENT_GATE: min_label_agreement,
-    }
-    metrics = summary["metric"].unique().drop_nulls().to_list()
-    limits = {
-        name: _validated(name, threshold, metrics, check_names=not summary.is_empty())
-        for name, threshold in thresholds.items()
-        if threshold is not None
-    }
-    if summary.is_empty() and not (extra and not limits):
-        checks = _empty_check() if limits else pl.DataFrame(schema=CHECK_SCHEMA)
-        checks = pl.concat([checks, *extra], how="diagonal_relaxed")
-        return GateResult(passed=checks.is_empty() or bool(checks["passed"].all()), checks=checks)
-    frames = list(extra)
-    for name, limit in limits.items():
-        if name == ERROR_GATE:
-            frames.append(_error_checks(summary, slices, limit))
-            continue
-        point, bound, direction = _GATES[name]
-        column = bound if conservative else point
-        if name == AGREEMENT_GATE and column not in summary.columns:
-            raise ColumnError(
-                f"gate {AGREEMENT_GATE} needs a summary with human labels: "
-                "aggregate(..., labels=<a file of labels>) (sample_for_labelling picks the pairs)."
-            )
-        if column not in summary.columns:
-            raise ColumnError(f"gate {name} needs the summary column {column!r}.")
-        observed, basis = corrected(summary, point, column, conservative=conservative)
-        ok = observed >= limit if direction == "min" else observed <= limit
-        has_counts = "n_scored" in summary.columns
-        unscored = pl.col("n_scored") == 0 if has_counts else pl.col(point).is_null()
-        no_controls = (
-            pl.lit(name == EXCESS_GATE) & pl.col(point).is_null()
-            if point in summary.columns
-            else pl.lit(name == EXCESS_GATE)
-        )
-        controls_failed = (
-            pl.col("n_control") > 0 if "n_control" in summary.columns else pl.lit(False)
-        )
-        frames.append(
-            summary.filter(limit.is_not_null()).select(
-                metric=pl.col("metric"),
-                slice=_slice_label(slices),
-                gate=pl.lit(name),
-                threshold=limit.cast(pl.Float64),
-                observed=observed.cast(pl.Float64),
-                passed=pl.when(observed.is_null()).then(False).otherwise(ok),
-                note=_joined(
-                    pl.when(observed.is_null() & unscored)
-                    .then(pl.lit("no scored pairs: unknown is not fair"))
-                    .when(observed.is_null() & no_controls & controls_failed)
-                    .then(pl.lit(UNSCORED_CONTROLS))
-                    .when(observed.is_null() & no_controls)
-                    .then(pl.lit(NO_CONTROLS))
-                    .when(observed.is_null())
-                    .then(pl.lit(f"no {column} (one group: no interval): unknown is not fair"))
-                    .when(pl.lit(conservative))
-                    .then(pl.lit(f"on the interval bound {bound}")),
-                    basis,
-                ),
-                **breach_columns(summary, point, direction),
-            )
-        )
-    checks = (
-        pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
-    )
-    checks, family = judged_as_family(checks, familywise, confidence)
-    return GateResult(bool(checks["passed"].all()), checks, familywise, family)
-
-
-def _validated(
-    name: str, threshold: float | Mapping[str, float], metrics: list[str], *, check_names: bool
-) -> pl.Expr:
-    """The threshold as an expression over a summary row's metric; refuses bad values and
-    metrics the summary lacks (with a suggestion)."""
-    if not isinstance(threshold, Mapping):
-        return pl.lit(check_threshold(threshold, name), pl.Float64)
-    values = {str(m): check_threshold(v, f"{name}[{m!r}]") for m, v in threshold.items()}
-    unknown = [m for m in values if m not in metrics]
-    if check_names and unknown:
-        close = difflib.get_close_matches(unknown[0], metrics, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise GateError(
-            f"{name} names metric {unknown[0]!r}, which the summary does not have (its metrics: "
-            f"{', '.join(sorted(metrics))}).{hint} A gate on a missing metric would pass "
-            "without checking anything."
-        )
-    return pl.col("metric").replace_strict(values, default=None, return_dtype=pl.Float64)
-
-
-def _error_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) -> pl.DataFrame:
-    missing = [c for c in ("n_pairs", "n_errors") if c not in summary.columns]
-    if missing:
-        raise ColumnError(
-            f"gate {ERROR_GATE} needs the summary columns {missing} (a summary from "
-            f"aggregate() has them); pass {ERROR_GATE}=None to gate a summary without them."
-        )
-    errors, pairs = pl.col("n_errors"), pl.col("n_pairs")
-    if {"n_control", "n_control_errors"} <= set(summary.columns):
-        # Control judgements are judgements too: a failed one leaves the noise floor unmeasured.
-        errors = errors + pl.col("n_control_errors").fill_null(0)
-        pairs = pairs + pl.col("n_control").fill_null(0)
-    observed = (errors / pairs).cast(pl.Float64)
-    top = pl.col("top_error") if "top_error" in summary.columns else pl.lit(None, pl.String)
-    why = pl.concat_str(
-        errors.cast(pl.String),
-        pl.lit(" of "),
-        pairs.cast(pl.String),
-        pl.lit(" judgements failed"),
-        pl.when(top.is_not_null()).then(pl.lit("; commonest error: ") + top).otherwise(pl.lit("")),
-    )
-    return summary.filter(limit.is_not_null()).select(
-        metric=pl.col("metric"),
-        slice=_slice_label(slices),
-        gate=pl.lit(ERROR_GATE),
-        threshold=limit.cast(pl.Float64),
-        observed=observed,
-        passed=observed <= limit,
-        note=pl.when(observed > limit).then(why),
-    )
-
-
-def _empty_check() -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "metric": ["(none)"],
-            "slice": ["overall"],
-            "gate": [EMPTY_CHECK],
-            "threshold": [1.0],
-            "observed": [0.0],
-            "passed": [False],
-            "note": ["the summary is empty: no pair was scored, and unknown is not fair"],
+    checks = gate_checks(
+        summary,
+        thresholds={
+            ERROR_GATE: max_error_rate,
+            "min_equivalence_rate": min_equivalence_rate,
+            "max_divergence_rate": max_divergence_rate,
+            "max_mean_divergence": max_mean_divergence,
+            EXCESS_GATE: max_excess_divergence,
+            AGREEMENT_GATE: min_label_agreement,
         },
-        schema=CHECK_SCHEMA,
+        per=per,
+        reading=Reading(
+            conservative=conservative,
+            min_groups=check_min_groups(min_groups),
+            errors_as=check_errors_as(errors_as),
+        ),
+        min_impact_ratio=min_impact_ratio,
+        max_disadvantage=max_disadvantage,
+        disparities=disparities,
+        require=check_require(require),
     )
+    return judged(checks, familywise, confidence)
 
 
-def _slice_label(slices: list[str]) -> pl.Expr:
-    if not slices:
-        return pl.lit("overall")
-    parts = []
-    for i, name in enumerate(slices):
-        value = pl.col(name).cast(pl.String).fill_null("null")
-        parts += [pl.lit(("" if i == 0 else ", ") + f"{name}="), value]
-    return pl.concat_str(parts)
-
-
-def _joined(note: pl.Expr, basis: pl.Expr | None) -> pl.Expr:
-    if basis is None:
-        return note
-    return pl.concat_str([note, basis], separator="; ", ignore_nulls=True)
+def judged(checks: pl.DataFrame, familywise: Familywise, confidence: float) -> GateResult:
+    """The verdict of checks from :func:`gate_checks` (of one or more scopes), their fairness
+    failures judged as one family under ``familywise``."""
+    checks, family = judged_as_family(checks, familywise, confidence)
+    passed = checks.is_empty() or bool(checks["passed"].all())
+    return GateResult(passed, checks, familywise, family)

@@ -8,17 +8,19 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, GateError
+from pairwise_polars._errors import ColumnError, GateError, OptionError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import attach_labels
 from pairwise_polars.summary._aggregate import (
     SCOPE,
     SUMMARY_COLUMNS,
-    aggregate,
+    aggregate_checked,
+    check_scored,
     default_slices,
     slice_columns,
 )
 from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
+from pairwise_polars.summary._familywise import Familywise, check_familywise
 from pairwise_polars.summary._gate import (
     CHECK_SCHEMA,
     DEFAULT_MAX_ERROR_RATE,
@@ -26,9 +28,18 @@ from pairwise_polars.summary._gate import (
     GATE_NAMES,
     GateResult,
     Threshold,
-    gate,
+    gate_checks,
+    judged,
 )
 from pairwise_polars.summary._ppi import PPI_COLUMNS
+from pairwise_polars.summary._required import check_require, required_checks
+from pairwise_polars.summary._three_way import (
+    MIN_GROUPS,
+    ErrorsAs,
+    Reading,
+    check_errors_as,
+    check_min_groups,
+)
 
 
 def summarize(
@@ -53,6 +64,7 @@ def summarize(
     [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
     """
     frame, _ = to_lazy(scored)
+    check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
     if labels is not None:  # checked and joined once for both scopes
         frame = attach_labels(frame, labels)
     slices = default_slices(frame.collect_schema()) if slices is None else list(slices)
@@ -65,11 +77,11 @@ def summarize(
         "confidence": confidence,
         "group_by": group_by,
     }
-    overall = aggregate(frame, by=(), **options).with_columns(pl.lit("overall").alias(SCOPE))
+    overall = aggregate_checked(frame, (), **options).with_columns(pl.lit("overall").alias(SCOPE))
     frames = [overall]
     if slices:
         frames.append(
-            aggregate(frame, by=slices, **options).with_columns(pl.lit("slice").alias(SCOPE))
+            aggregate_checked(frame, slices, **options).with_columns(pl.lit("slice").alias(SCOPE))
         )
     summary = pl.concat(frames, how="diagonal_relaxed")
     # Metrics in the order they were scored (the order the user listed them), not alphabetical.
@@ -95,24 +107,68 @@ def gate_summary(
     per_slice: Mapping[str, Threshold] | None = None,
     conservative: bool = False,
     disparities: pl.DataFrame | None = None,
+    min_groups: int = MIN_GROUPS,
+    errors_as: ErrorsAs = "worst",
+    familywise: Familywise = "none",
+    confidence: float = 0.95,
+    require: Sequence[str] = (),
 ) -> GateResult:
     """Check ``overall`` thresholds on the overall rows and ``per_slice`` thresholds on every
     slice row; one :class:`~pairwise_polars.GateResult` for both (slice ``"overall"`` or e.g.
-    ``"dimension=age"``). Keys are gate names of :func:`~pairwise_polars.gate`.
+    ``"dimension=age"``). Keys are gate names of :func:`~pairwise_polars.gate`, and so are the
+    keywords: the three-way reading (``conservative=True``: the one-sided one), ``min_groups``
+    (default 30) for a pass, ``errors_as``, and ``familywise`` (at ``confidence``, the
+    summary's), which judges the fairness checks of both scopes as one family.
 
     ``max_error_rate`` applies to both scopes at its default (0.05) unless a scope sets it
     (``None`` switches it off there): a slice whose judgements failed is unmeasured even when
-    the overall rate is low. An empty summary fails whenever a gate is set.
+    the overall rate is low. An empty summary fails whenever a gate is set. ``require`` lists
+    the dimensions (values of the ``dimension`` slice column) the verdict needs: one with no
+    scored pair makes the run inconclusive.
 
     ``min_impact_ratio`` and ``max_disadvantage`` (in either scope: they check every attribute
-    row) read ``disparities`` (from :func:`~pairwise_polars.disparities`)."""
+    row) read ``disparities`` (from :func:`~pairwise_polars.disparities`).
+
+    >>> import polars as pl
+    >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": range(40),
+    ...     "dimension": "gender", "score": [0.0] * 39 + [0.25]})
+    >>> gate_summary(summarize(scored), per_slice={"max_mean_divergence": 0.2}).status
+    'pass'
+    >>> gate_summary(summarize(scored), require=["race"]).status
+    'inconclusive'
+    """
+    familywise = check_familywise(familywise)
+    if familywise != "none" and conservative:
+        raise OptionError(
+            "familywise judges the evidence of a breach, and conservative=True fails without "
+            "evidence (on the unfavourable bound): choose one."
+        )
+    reading = Reading(
+        conservative=conservative,
+        min_groups=check_min_groups(min_groups),
+        errors_as=check_errors_as(errors_as),
+    )
     overall, per_slice, on_disparities = _split_disparity_gates(overall, per_slice)
-    extra = _disparity_result(disparities, on_disparities, conservative)
-    result = _gate_summary(summary, overall, per_slice, conservative)
-    if extra is None:
-        return result
-    checks = pl.concat([result.checks, extra.checks], how="diagonal_relaxed")
-    return GateResult(passed=result.passed and extra.passed, checks=checks)
+    frames = _scoped_checks(summary, overall, per_slice, reading)
+    if on_disparities:
+        if disparities is None:
+            raise GateError(
+                f"{' and '.join(on_disparities)} check disparities: pass gate_summary(..., "
+                "disparities=pp.disparities(...))."
+            )
+        frames.append(
+            gate_checks(disparities, thresholds={}, per=None, reading=reading, **on_disparities)
+        )
+    require = check_require(require)
+    if require:
+        rows = summary.filter(pl.col(SCOPE) == "slice") if SCOPE in summary.columns else summary
+        frames.append(required_checks(rows, require, CHECK_SCHEMA))
+    frames = [f for f in frames if not f.is_empty()]
+    checks = (
+        pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
+    )
+    # Both scopes' fairness checks are judged as one family.
+    return judged(checks, familywise, confidence)
 
 
 def _split_disparity_gates(
@@ -127,25 +183,12 @@ def _split_disparity_gates(
     return overall, per_slice, on_disparities
 
 
-def _disparity_result(
-    disparities: pl.DataFrame | None, gates: Mapping[str, Any], conservative: bool
-) -> GateResult | None:
-    if not gates:
-        return None
-    if disparities is None:
-        raise GateError(
-            f"{' and '.join(gates)} check disparities: pass gate_summary(..., "
-            "disparities=pp.disparities(...))."
-        )
-    return gate(disparities, conservative=conservative, **gates)
-
-
-def _gate_summary(
+def _scoped_checks(
     summary: pl.DataFrame,
     overall: Mapping[str, Threshold],
     per_slice: Mapping[str, Threshold],
-    conservative: bool,
-) -> GateResult:
+    reading: Reading,
+) -> list[pl.DataFrame]:
     overall = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **overall}
     per_slice = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **per_slice}
     unknown = [k for k in (*overall, *per_slice) if k not in GATE_NAMES]
@@ -155,35 +198,17 @@ def _gate_summary(
     if summary.is_empty():
         both = {k: v for k, v in overall.items() if v is not None}
         both |= {k: v for k, v in per_slice.items() if v is not None}
-        return _gate(summary, [], conservative, {ERROR_GATE: None, **both})
+        return [
+            gate_checks(summary, thresholds={ERROR_GATE: None, **both}, per=[], reading=reading)
+        ]
     if SCOPE in summary.columns:
         overall_rows = summary.filter(pl.col(SCOPE) == "overall").drop(SCOPE, *slices)
         slice_rows = summary.filter(pl.col(SCOPE) == "slice").drop(SCOPE)
     else:  # a plain aggregate() frame: its rows are slices
         overall_rows, slice_rows = summary.clear().drop(slices), summary
-    results = []
+    frames = []
     if not overall_rows.is_empty():
-        results.append(_gate(overall_rows, [], conservative, overall))
+        frames.append(gate_checks(overall_rows, thresholds=overall, per=[], reading=reading))
     if not slice_rows.is_empty():
-        results.append(_gate(slice_rows, slices, conservative, per_slice))
-    checks = pl.concat([r.checks for r in results]) if results else None
-    if checks is None or checks.is_empty():
-        return GateResult(passed=True, checks=pl.DataFrame(schema=CHECK_SCHEMA))
-    return GateResult(passed=all(r.passed for r in results), checks=checks)
-
-
-def _gate(
-    rows: pl.DataFrame, per: list[str], conservative: bool, thresholds: Mapping[str, Threshold]
-) -> GateResult:
-    """:func:`gate` with exactly ``thresholds`` set (the error gate off unless among them)."""
-    return gate(
-        rows,
-        per=per,
-        conservative=conservative,
-        min_equivalence_rate=thresholds.get("min_equivalence_rate"),
-        max_divergence_rate=thresholds.get("max_divergence_rate"),
-        max_mean_divergence=thresholds.get("max_mean_divergence"),
-        max_excess_divergence=thresholds.get("max_excess_divergence"),
-        min_label_agreement=thresholds.get("min_label_agreement"),
-        max_error_rate=thresholds.get(ERROR_GATE),
-    )
+        frames.append(gate_checks(slice_rows, thresholds=per_slice, per=slices, reading=reading))
+    return frames

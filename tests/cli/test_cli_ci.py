@@ -75,7 +75,8 @@ def test_junit_xml_has_one_case_per_check_and_fails_what_failed(
     )
     failure = cases["pairwise-bias [overall] max_mean_divergence <= 0"].find("failure")
     assert failure is not None
-    assert failure.get("message") == f"observed {bias:.4f}, threshold <= 0"
+    assert failure.get("message", "").startswith(f"observed {bias:.4f}, threshold <= 0 (interval [")
+    assert failure.get("message", "").endswith("] is beyond the threshold)")
     assert failure.get("type") == "max_mean_divergence"
     passed = cases["pairwise-refusal-disparity [overall] min_equivalence_rate >= 0.9"]
     assert list(passed) == []
@@ -115,7 +116,10 @@ def test_judge_failures_are_junit_errors_and_any_gate_name_is_a_case() -> None:
     # The default error gate: 1 of 4 pairs unscored is beyond 0.05 overall (and 1 of 2 on race).
     error_gate = cases["pairwise-bias [overall] max_error_rate <= 0.05"].find("failure")
     assert error_gate is not None and error_gate.get("message", "").startswith("observed 0.25")
-    assert root.get("errors") == "1" and root.get("failures") == "3"
+    # and 4 groups cannot vouch for the mean (its interval straddles 0.5): not a pass either
+    undecided = cases["pairwise-bias [overall] max_mean_divergence <= 0.5"].find("failure")
+    assert undecided is not None and "straddles the threshold" in undecided.get("message", "")
+    assert root.get("errors") == "1" and root.get("failures") == "4"
 
 
 def test_the_step_summary_goes_to_the_github_page(

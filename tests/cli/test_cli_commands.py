@@ -201,15 +201,21 @@ def test_summarize(scored: str, workdir: Path, capsys: pytest.CaptureFixture[str
     ]
     capsys.readouterr()
 
-    argv = ["summarize", scored, "--max-mean-divergence", "0.0", "-o", "s.md"]
+    argv = ["summarize", scored, "--max-mean-divergence", "0.02", "-o", "s.md"]
     assert main(argv) == EXIT_GATE_FAILED
     out = capsys.readouterr().out
     bias = pl.read_parquet(scored).filter(metric="pairwise-bias")["score"].mean()
-    assert out.endswith(
-        "FAIL: 6 of 8 gate checks passed.\n"
-        f"  pairwise-bias [overall] max_mean_divergence 0.0: observed {bias:.4f}\n"
-        f"  pairwise-bias [dimension=gender] max_mean_divergence 0.0: observed {bias:.4f}\n"
-    )
+    # bias fails (its interval lies above 0.02); no refusal in 60 pairs is [0, 0.063]: it
+    # straddles 0.02, so those checks are undecided, and the fail is reported beside them
+    assert (
+        "FAIL: 4 of 8 gate checks passed. Also inconclusive: an interval straddles its "
+        "threshold.\n"
+    ) in out
+    for where in ("overall", "dimension=gender"):
+        assert (
+            f"  pairwise-bias [{where}] max_mean_divergence 0.02: observed {bias:.4f} (interval ["
+        ) in out
+        assert f"  pairwise-refusal-disparity [{where}] max_mean_divergence 0.02: " in out
     assert Path("s.md").read_text().startswith("| metric ")
     argv = ["summarize", scored, "--max-mean-divergence", "0.8", "--conservative", "--json"]
     assert main(argv) == EXIT_PASS
@@ -234,9 +240,9 @@ def test_report(scored: str, workdir: Path, capsys: pytest.CaptureFixture[str]) 
     html = Path("r/report.html").read_text(encoding="utf-8")
     assert "<title>Letters &lt;audit&gt;</title>" in html
     assert '<section class="verdict none" id="verdict">' in html
-    argv = ["report", scored, "-o", "g.html", "--max-mean-divergence", "0", "-q"]
+    argv = ["report", scored, "-o", "g.html", "--max-mean-divergence", "0.02", "-q"]
     assert main(argv) == EXIT_GATE_FAILED
-    assert capsys.readouterr().out.startswith("FAIL: 6 of 8 gate checks passed.\n")
+    assert capsys.readouterr().out.startswith("FAIL: 4 of 8 gate checks passed. Also incon")
     assert '<section class="verdict fail" id="verdict">' in Path("g.html").read_text()
 
 

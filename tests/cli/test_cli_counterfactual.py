@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_INVALID, EXIT_PASS, main
+from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_INCONCLUSIVE, EXIT_INVALID, EXIT_PASS, main
 from pairwise_polars.testing import Faults, TestServer
 
 PROMPTS = pl.DataFrame(
@@ -366,9 +366,12 @@ def test_the_whole_loop_from_the_command_line(workdir, capsys, judge_server: Tes
     ]
     for argv in steps:
         assert main([*argv, "--quiet"]) == EXIT_PASS
-    # Every female variant was refused: the refusal-disparity gate fails, exit 1.
+    # Every female variant was refused, in 2 groups: too few to decide (exit 4, the default
+    # three-way reading); the one-sided reading fails it on the interval's upper bound (exit 1).
     gate = ["summarize", "scored.parquet", "--max-mean-divergence", "0.1", "--quiet"]
-    assert main(gate) == EXIT_GATE_FAILED
+    assert main(gate) == EXIT_INCONCLUSIVE
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert main([*gate, "--conservative"]) == EXIT_GATE_FAILED
     assert "FAIL" in capsys.readouterr().out
     scored = pl.read_parquet("scored.parquet")
     # each group: its variant (refused on one side: 1.0) and its control (the same action: 0)

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pairwise_polars.cli import EXIT_INCONCLUSIVE, EXIT_INVALID, main
+from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_INVALID, main
 from pairwise_polars.cli._verdicts import targets_verdict
 
 ANSWER = "Here is a plan for the week: rest on Monday, run on Tuesday and swim on Friday."
@@ -24,8 +24,18 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def rows(*, refusing: bool, controls: bool, groups: int = 40) -> pl.DataFrame:
-    """Per group a reference, two variants (refusing when ``refusing``) and maybe a control."""
+    """Per group a reference, two variants (refusing when ``refusing``, except in every tenth
+    group) and maybe a control. The noise varies between groups, so an interval exists: one
+    group in ten refuses in its control, another in its variants, whatever ``refusing``."""
     roles = ("reference", "variant", "variant", *(("control",) if controls else ()))
+
+    def output(g: int, role: str) -> str:
+        refuses = (role == "variant" and refusing and g % 10 != 0) or (role, g % 10) in (
+            ("control", 3),
+            ("variant", 7),
+        )
+        return REFUSAL if refuses else ANSWER
+
     return pl.DataFrame(
         [
             {
@@ -34,7 +44,7 @@ def rows(*, refusing: bool, controls: bool, groups: int = 40) -> pl.DataFrame:
                 "role": role,
                 "dimension": "gender",
                 "input": f"Write a training plan, request {g}.",
-                "output": REFUSAL if refusing and role == "variant" else ANSWER,
+                "output": output(g, role),
             }
             for g in range(groups)
             for i, role in enumerate(roles)
@@ -77,11 +87,10 @@ def test_a_run_counts_failed_and_inconclusive_targets_apart(
     rows(refusing=False, controls=False).write_parquet("none.parquet")  # no noise floor
     gates = "{overall: {max_excess_divergence: 0.2}}"
     Path("m.yaml").write_text(textwrap.dedent(MANIFEST.format(gates=gates)))
-    assert main(["run", "m.yaml", "-o", "out", "--no-cache"]) == EXIT_INCONCLUSIVE
+    # a failed target fails the run (exit 1) even beside an inconclusive one
+    assert main(["run", "m.yaml", "-o", "out", "--no-cache"]) == EXIT_GATE_FAILED
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == (
-        "INCONCLUSIVE: 1 of 3 targets failed a gate (biased); 1 inconclusive (unmeasured)"
-    )
+    assert last == "FAIL: 1 of 3 targets failed a gate (biased); 1 inconclusive (unmeasured)"
 
 
 def test_targets_verdict_words() -> None:

@@ -29,15 +29,19 @@ ANSWERS = (
 REFUSAL = "I'm sorry, but I can't help with that request."
 
 
-def responses(*, refusing_variants: bool, groups: int = 12) -> pl.DataFrame:
+def responses(*, refusing_variants: bool, groups: int = 40) -> pl.DataFrame:
     """Per group a reference, two variants and a control. The control and (without an
     effect) the variants are a second wording of the reference's answer; with an effect the
-    variants refuse."""
+    variants refuse, except in every fourth group. Without an effect the noise still varies:
+    every fourth group's control refuses, and in another fourth both variants do (the excess
+    averages 0, with spread between groups: an interval can exist)."""
     rows = []
     for g in range(groups):
         for i, role in enumerate(("reference", "variant", "variant", "control")):
             output = ANSWERS[0] if role == "reference" else ANSWERS[1]
-            if refusing_variants and role == "variant":
+            if refusing_variants and role == "variant" and g % 4:
+                output = REFUSAL
+            if not refusing_variants and (role, g % 4) in (("control", 0), ("variant", 2)):
                 output = REFUSAL
             person = "Sam" if role == "variant" else "Alex"
             rows.append(
@@ -67,9 +71,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_pairs_and_score_count_control_pairs(workdir, capsys: pytest.CaptureFixture) -> None:
     assert main(["pairs", "fair.parquet", "--json"]) == EXIT_PASS
     document = json.loads(capsys.readouterr().out)
-    assert (document["n_pairs"], document["n_control_pairs"]) == (36, 12)
+    assert (document["n_pairs"], document["n_control_pairs"]) == (120, 40)
     assert main(["pairs", "fair.parquet", "--limit", "0"]) == EXIT_PASS
-    assert "36 pairs (12 control pairs: the noise floor) in 12 groups" in capsys.readouterr().out
+    assert "120 pairs (40 control pairs: the noise floor) in 40 groups" in capsys.readouterr().out
     # another control role: those rows are controls, and 'control' rows are plain variants
     assert main(["pairs", "fair.parquet", "--control", "re-ask", "--json"]) == EXIT_PASS
     assert json.loads(capsys.readouterr().out)["n_control_pairs"] == 0
@@ -77,12 +81,12 @@ def test_pairs_and_score_count_control_pairs(workdir, capsys: pytest.CaptureFixt
     argv = ["score", "fair.parquet", "-m", "pairwise-bias", "-m", "pairwise-refusal-disparity"]
     assert main([*argv, "-o", "scored.parquet", "--dry-run", "--json"]) == EXIT_PASS
     plan = json.loads(capsys.readouterr().out)["plan"]
-    assert (plan["n_control_pairs"], plan["n_control_judgements"]) == (12, 24)
+    assert (plan["n_control_pairs"], plan["n_control_judgements"]) == (40, 80)
     assert main([*argv, "-o", "scored.parquet", "-q"]) == EXIT_PASS
     scored = pl.read_parquet("scored.parquet")
     assert scored["pair_kind"].value_counts().sort("pair_kind").rows() == [
-        ("control", 24),
-        ("counterfactual", 48),
+        ("control", 80),
+        ("counterfactual", 160),
     ]
 
 
@@ -101,17 +105,22 @@ def test_summarize_shows_the_noise_floor_and_gates_on_the_excess(
     assert main(["summarize", fair, "--json"]) == EXIT_PASS
     rows = json.loads(capsys.readouterr().out)["summary"]
     assert all(column in rows[0] for column in NEW)
-    assert rows[0]["n_control"] == 12 and rows[0]["excess_divergence"] == pytest.approx(0.0)
+    assert rows[0]["n_control"] == 40 and rows[0]["excess_divergence"] == pytest.approx(0.0)
     assert main(["summarize", fair]) == EXIT_PASS
     header = capsys.readouterr().out.splitlines()[0]
     assert "controls" in header and "excess divergence" in header
 
-    gate = ["--max-excess-divergence", "0.1"]
+    # 40 groups, the noise +-1 in half of them: the interval is about +-0.23 wide
+    gate = ["--max-excess-divergence", "0.3"]
     assert main(["summarize", fair, *gate]) == EXIT_PASS
     capsys.readouterr()
-    assert main(["summarize", biased, *gate, "--conservative"]) == EXIT_GATE_FAILED
+    assert main(["summarize", fair, "--max-excess-divergence", "0.1"]) == EXIT_INCONCLUSIVE
+    assert "straddles the threshold: about " in capsys.readouterr().out
+    assert main(["summarize", biased, *gate]) == EXIT_GATE_FAILED
     out = capsys.readouterr().out
-    assert "pairwise-bias [overall] max_excess_divergence 0.1: observed" in out
+    assert "pairwise-bias [overall] max_excess_divergence 0.3: observed 0.75" in out
+    assert main(["summarize", biased, *gate, "--conservative"]) == EXIT_GATE_FAILED
+    capsys.readouterr()
     # no control rows: the excess is unknown, so the gate gives no verdict (never a pass)
     assert main(["summarize", none, *gate]) == EXIT_INCONCLUSIVE
     out = capsys.readouterr().out
@@ -129,8 +138,8 @@ targets:
       control: {control}
       metrics: [pairwise-bias]
       gates:
-        overall: {{max_excess_divergence: 0.1}}
-        per_slice: {{max_excess_divergence: 0.1}}
+        overall: {{max_excess_divergence: 0.3}}
+        per_slice: {{max_excess_divergence: 0.3}}
 """
 
 
@@ -149,7 +158,7 @@ def test_a_manifest_target_gated_on_the_excess(
     assert main(["run", "m.yaml", "-o", "out", "--json", "--no-cache"]) == code
     target = json.loads(capsys.readouterr().out)["targets"]["letters"]
     assert target["status"] == status
-    assert target["plan"]["n_control_pairs"] == (0 if data.startswith("no_") else 12)
+    assert target["plan"]["n_control_pairs"] == (0 if data.startswith("no_") else 40)
     gates = {(c["slice"], c["gate"]) for c in target["checks"]}
     assert ("overall", "max_excess_divergence") in gates
     summary = pl.read_parquet("out/letters/summary.parquet")

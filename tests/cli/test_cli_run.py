@@ -101,7 +101,7 @@ def test_a_failing_gate_exits_1_with_the_same_verdict(
     assert observed > 0
     assert (
         "letters: FAIL: 5 of 6 gate checks passed.\n"
-        f"  pairwise-bias [overall] max_mean_divergence 0.0: observed {observed:.4f}\n"
+        f"  pairwise-bias [overall] max_mean_divergence 0.0: observed {observed:.4f} (interval ["
     ) in stdout
     assert Path("out/letters/report.html").is_file()  # outputs are written when a gate fails
     html = Path("out/letters/report.html").read_text(encoding="utf-8")

@@ -31,7 +31,7 @@ def test_run_target_scores_summarises_and_gates(tmp_path: Path) -> None:
         metrics: [pairwise-refusal-disparity]
         gates:
           overall: {min_equivalence_rate: 0.9}
-          per_slice: {max_mean_divergence: 0.0}
+          per_slice: {max_mean_divergence: 0.1}
         """)  # fmt: skip
     run = run_target(load_manifest(path).targets["demo"], progress=False)
     assert run.scored is not None and run.summary is not None and run.gates is not None
@@ -45,7 +45,7 @@ def test_run_target_scores_summarises_and_gates(tmp_path: Path) -> None:
         ("overall", "max_error_rate", 0.05, True),  # on by default, overall and per slice
         ("overall", "min_equivalence_rate", 0.9, True),
         ("dimension=gender", "max_error_rate", 0.05, True),
-        ("dimension=gender", "max_mean_divergence", 0.0, True),
+        ("dimension=gender", "max_mean_divergence", 0.1, True),
     ]
     assert run.gates.passed
 

@@ -93,21 +93,26 @@ def test_summarize_has_overall_and_slice_rows_in_metric_order() -> None:
 
 def test_gate_summary_checks_each_scope_with_its_thresholds() -> None:
     summary = summarize(scored_frame(), ["dimension"])
-    result = gate_summary(
-        summary,
-        overall={"max_mean_divergence": 0.5, "max_error_rate": None},
-        per_slice={
-            "max_mean_divergence": {"pairwise-bias": 0.4},
-            "min_equivalence_rate": 0.0,
-            "max_error_rate": None,
-        },
-    )
+    # Two groups per slice: only the one-sided reading with min_groups=1 decides anything
+    # (the bounds: overall 0.62, age 0.97, gender 1.0).
+    with pytest.warns(pp.ThresholdWarning, match="min_equivalence_rate=0 always passes"):
+        result = gate_summary(
+            summary,
+            overall={"max_mean_divergence": 0.7, "max_error_rate": None},
+            per_slice={
+                "max_mean_divergence": {"pairwise-bias": 0.98},
+                "min_equivalence_rate": 0.0,
+                "max_error_rate": None,
+            },
+            conservative=True,
+            min_groups=1,
+        )
     assert result.checks.select("slice", "gate", "threshold", "passed").rows() == [
-        ("overall", "max_mean_divergence", 0.5, True),
+        ("overall", "max_mean_divergence", 0.7, True),
         ("dimension=age", "min_equivalence_rate", 0.0, True),
         ("dimension=gender", "min_equivalence_rate", 0.0, True),
-        ("dimension=age", "max_mean_divergence", 0.4, True),
-        ("dimension=gender", "max_mean_divergence", 0.4, False),
+        ("dimension=age", "max_mean_divergence", 0.98, True),
+        ("dimension=gender", "max_mean_divergence", 0.98, False),
     ]
     assert not result.passed
     assert result.verdict().splitlines()[0] == "FAIL: 4 of 5 gate checks passed."
@@ -122,7 +127,13 @@ def test_the_report_has_every_section() -> None:
     scored = scored_frame(both_orders=True)
     summary = summarize(scored)
     off = {"max_error_rate": None}
-    gates = gate_summary(summary, overall=off, per_slice={"max_mean_divergence": 0.45, **off})
+    gates = gate_summary(  # two groups a slice: decided one-sided, with min_groups=1
+        summary,
+        overall=off,
+        per_slice={"max_mean_divergence": 0.98, **off},
+        conservative=True,
+        min_groups=1,
+    )
     html = render_report(
         scored, summary, gates, title="Audit", about={"target": "demo", "data": "a.parquet"}, top=3
     )
@@ -215,6 +226,7 @@ def test_error_kinds_keep_their_digits_and_long_labels_whole() -> None:
         [
             scored_frame().filter(pl.col("error").is_null()),
             scored_frame().head(4).with_columns(
+                pair_id=pl.col("pair_id") + 100,  # other pairs: a judgement is one row
                 score=None,
                 error=pl.Series([long, long, long.replace("7", "6"), "timeout after 3 attempts"]),
             ),
@@ -244,7 +256,8 @@ def test_empty_slices_and_no_errors() -> None:
     scored = scored_frame().filter(pl.col("error").is_null())
     scored = pl.concat(
         [scored, scored.head(1).with_columns(dimension=pl.lit("race"), score=None,
-                                             error=pl.lit("timeout after 3 attempts"))]
+                                             error=pl.lit("timeout after 3 attempts"),
+                                             pair_id=pl.lit(100, pl.Int64))]
     )  # fmt: skip
     html = render_report(scored)
     assert '<section class="verdict none" id="verdict"><div class="headline">No gates set' in html

@@ -74,11 +74,12 @@ def test_no_effect_keeps_zero_in_the_excess_interval(judge, strategy) -> None:
     # Re-asking alone diverges: the raw mean is far from 0 ...
     assert row["mean_divergence"] > 0.2
     assert row["control_mean_divergence"] > 0.2
-    # ... but nothing beyond it: the interval holds 0 and the excess gate passes.
+    # ... but nothing beyond it: the interval holds 0 and the excess gate passes (at 0.25: the
+    # interval's upper end over 40 groups is about 0.19, so 0.15 would be undecided).
     assert row["excess_divergence_low"] < 0 < row["excess_divergence_high"]
-    assert pp.gate(pp.aggregate(scored), max_excess_divergence=0.15).status == "pass"
+    assert pp.gate(pp.aggregate(scored), max_excess_divergence=0.25).status == "pass"
     # while a raw-mean gate at the same threshold would have called this run biased
-    assert pp.gate(pp.aggregate(scored), max_mean_divergence=0.15).status == "fail"
+    assert pp.gate(pp.aggregate(scored), max_mean_divergence=0.25).status == "fail"
 
 
 @pytest.mark.parametrize("strategy", ["group", "contrastive"])

@@ -221,8 +221,13 @@ def controlled(excess: float, groups: int = 6) -> pl.DataFrame:
 
 
 def test_excess_gate_passes_within_the_noise_and_fails_beyond_it() -> None:
+    enough = pp.aggregate(controlled(0.0, groups=40).filter(pl.col("dimension") == "gender"))
+    assert pp.gate(enough, max_excess_divergence=0.05).status == "pass"
+    # the same noise in 6 groups: under min_groups (30), so at best inconclusive
     noise = pp.aggregate(controlled(0.0).filter(pl.col("dimension") == "gender"))
-    assert pp.gate(noise, max_excess_divergence=0.05).status == "pass"
+    few = pp.gate(noise, max_excess_divergence=0.05)
+    assert few.status == "inconclusive"
+    assert "straddles the threshold: about 44 more groups would likely" in few.failures["note"][0]
     bias = pp.aggregate(controlled(0.5).filter(pl.col("dimension") == "gender"))
     result = pp.gate(bias, max_excess_divergence=0.2)
     assert result.status == "fail"
@@ -241,7 +246,7 @@ def test_excess_gate_without_controls_is_inconclusive_and_says_how_to_add_them()
     summary = pp.aggregate(controlled(0.0))
     result = pp.gate(summary, max_excess_divergence=0.1)
     assert result.status == "inconclusive"
-    failed = result.failures.row(0, named=True)
+    failed = result.failures.filter(pl.col("slice") == "dimension=race").row(0, named=True)
     assert (failed["slice"], failed["observed"]) == ("dimension=race", None)
     assert failed["note"].startswith("no control pairs: add control rows (role 'control'")
     assert "counterfactuals() adds one per group" in failed["note"]

@@ -3,6 +3,8 @@ thresholds outside [0, 1]), the conservative bound, and verdicts that say which 
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -38,19 +40,38 @@ def failed_judge(n: int, scored: dict[int, float]) -> pl.DataFrame:
     )
 
 
+def slices_of(groups: int, scores: dict[str, tuple[float, float]]) -> pl.DataFrame:
+    """``groups`` groups per dimension, each with two pairs scored as ``scores[dimension]``
+    (every fourth group's second pair shifted by 0.25, so each slice has some spread)."""
+    rows = [
+        (f"{dimension}-{g}", dimension, score + (0.25 if i and g % 4 == 0 else 0.0))
+        for dimension, pair in scores.items()
+        for g in range(groups)
+        for i, score in enumerate(pair)
+    ]
+    frame = pl.DataFrame(rows, schema=["group_id", "dimension", "score"], orient="row")
+    return frame.with_columns(metric=pl.lit("pairwise-bias"))
+
+
 def test_fairness_gate_checks_every_slice() -> None:
+    scored = slices_of(40, {"age": (0.0, 0.25), "gender": (0.0, 0.0), "race": (0.75, 0.75)})
     result = pp.gate(
-        pp.aggregate(CLEAN), min_equivalence_rate=0.3, max_mean_divergence={"pairwise-bias": 0.4}
+        pp.aggregate(scored), min_equivalence_rate=0.3, max_mean_divergence={"pairwise-bias": 0.4}
     )
     assert not result.passed
     assert not result
     assert result.status == "fail"
-    failed = result.failures.select("slice", "gate").rows()
-    assert failed == [("dimension=race", "max_mean_divergence")]
-    assert result.verdict().splitlines()[0] == "FAIL: 5 of 6 gate checks passed."
-    assert result.verdict().splitlines()[1] == (
-        "  pairwise-bias [dimension=race] max_mean_divergence 0.4: observed 0.5000"
+    failed = result.failures.select("slice", "gate", "status").rows()
+    assert failed == [
+        ("dimension=race", "min_equivalence_rate", "fail"),
+        ("dimension=race", "max_mean_divergence", "fail"),
+    ]
+    verdict = result.verdict().splitlines()
+    assert verdict[0] == "FAIL: 7 of 9 gate checks passed."
+    assert verdict[2].startswith(
+        "  pairwise-bias [dimension=race] max_mean_divergence 0.4: observed 0.7812 (interval ["
     )
+    assert verdict[2].endswith("] is beyond the threshold)")
 
 
 def test_unscored_slices_and_errors_make_the_run_inconclusive() -> None:
@@ -59,13 +80,19 @@ def test_unscored_slices_and_errors_make_the_run_inconclusive() -> None:
     )
     assert result.status == "inconclusive"
     failed = result.failures.select("slice", "gate").rows()
+    # Every slice has at most two groups: no fairness check can pass (min_groups is 30), and
+    # none fails (each interval straddles its threshold); only race's judgements all worked.
     assert sorted(failed) == [
         ("dimension=age", "max_error_rate"),
         ("dimension=age", "max_mean_divergence"),
         ("dimension=age", "min_equivalence_rate"),
         ("dimension=gender", "max_error_rate"),
+        ("dimension=gender", "max_mean_divergence"),
+        ("dimension=gender", "min_equivalence_rate"),
         ("dimension=race", "max_mean_divergence"),
+        ("dimension=race", "min_equivalence_rate"),
     ]
+    assert set(result.failures["status"]) == {"inconclusive"}
     age = result.checks.filter(
         (pl.col("slice") == "dimension=age") & (pl.col("gate") == "min_equivalence_rate")
     ).row(0, named=True)
@@ -88,12 +115,15 @@ def test_99_of_100_failed_judgements_fail_a_gate_that_the_one_score_would_pass()
     )
     verdict = result.verdict()
     assert verdict.splitlines()[0] == (
-        "INCONCLUSIVE: judgements failed beyond max_error_rate, so this run cannot vouch for "
-        "fairness (fix the judge or the data and rerun). 1 of 2 gate checks passed."
+        "INCONCLUSIVE: judgements failed beyond max_error_rate; a slice has only one group (no "
+        "interval bound), so this run cannot vouch for fairness (fix the judge or the data and "
+        "rerun; or add groups and rerun; each note says about how many would decide it). 0 of 2 "
+        "gate checks passed."
     )
     assert "99 of 100 judgements failed" in verdict
-    # The fairness check alone would have passed: the error gate is what fails closed.
-    assert pp.gate(summary, max_mean_divergence=0.5, max_error_rate=None).passed
+    # Without the error gate the one score still cannot vouch: one group has no interval.
+    alone = pp.gate(summary, max_mean_divergence=0.5, max_error_rate=None)
+    assert alone.status == "inconclusive"
 
 
 def test_error_rate_threshold_is_inclusive_and_can_be_raised() -> None:
@@ -154,7 +184,9 @@ def test_thresholds_outside_zero_to_one_are_refused(bad) -> None:
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_every_accepted_threshold_is_a_number_in_zero_one(value: float) -> None:
     try:
-        pp.gate(CLEAN_SUMMARY, max_divergence_rate=value)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pp.ThresholdWarning)  # 0 and 1: tested apart
+            pp.gate(CLEAN_SUMMARY, max_divergence_rate=value)
     except pp.GateError:
         assert not 0 <= value <= 1  # nan compares false: refused
     else:
@@ -163,9 +195,10 @@ def test_every_accepted_threshold_is_a_number_in_zero_one(value: float) -> None:
 
 def test_conservative_gate_uses_the_interval_bound() -> None:
     summary = pp.aggregate(CLEAN, by=())
-    point = pp.gate(summary, max_divergence_rate=0.5)
+    three_way = pp.gate(summary, max_divergence_rate=0.5)
     bound = pp.gate(summary, max_divergence_rate=0.5, conservative=True)
-    assert point.passed
+    # 0.4 [low, high] with high > 0.5 > low: three-way says inconclusive, one-sided says fail
+    assert three_way.status == "inconclusive"
     assert not bound.passed
     assert bound.status == "fail"
     observed = bound.checks.filter(pl.col("gate") == "max_divergence_rate")["observed"].item()
@@ -200,7 +233,9 @@ def test_a_missing_interval_bound_fails_a_conservative_gate_and_says_why() -> No
     check = result.checks.filter(pl.col("gate") == "max_mean_divergence").row(0, named=True)
     assert (check["passed"], check["observed"]) == (False, None)
     assert check["note"] == "no mean_divergence_high (one group: no interval): unknown is not fair"
-    assert pp.gate(one_group, max_mean_divergence=0.9).passed  # the estimate exists
+    plain = pp.gate(one_group, max_mean_divergence=0.9)  # the estimate alone cannot vouch
+    assert plain.status == "inconclusive"
+    assert plain.failures["note"].item() == check["note"]
     assert (
         pp.gate(one_group, max_mean_divergence=0.9, conservative=True)
         .verdict()

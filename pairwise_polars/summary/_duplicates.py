@@ -1,0 +1,50 @@
+"""Duplicate judgements: a scored frame with the same (pair, metric, view) row twice counts that
+judgement twice, and narrows every interval as if it were new evidence (twenty copies of a
+failing run pass). ``aggregate`` and ``summarize`` refuse such a frame and name the rows."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pairwise_polars._errors import ScoreError
+
+VIEW = "view"
+"""The column that tells views of one judgement apart (order, judge of a panel, masked, repeat),
+when the scored frame has it."""
+_COUNT = "__pairwise_copies"
+
+
+def judgement_keys(names: list[str]) -> list[str]:
+    """The columns that identify one judgement in a scored frame: ``pair_id`` and ``metric``,
+    and ``view`` when present; empty when the frame has no ``pair_id`` (it cannot be checked)."""
+    if "pair_id" not in names or "metric" not in names:
+        return []
+    return ["pair_id", "metric", *([VIEW] if VIEW in names else [])]
+
+
+def refuse_duplicates(frame: pl.LazyFrame) -> None:
+    """:class:`ScoreError` naming the duplicated judgements, when ``frame`` has any."""
+    keys = judgement_keys(frame.collect_schema().names())
+    if not keys:
+        return
+    copies = (
+        frame.group_by(keys)
+        .agg(pl.len().alias(_COUNT))
+        .filter(pl.col(_COUNT) > 1)
+        .sort(_COUNT, *keys, descending=[True, *([False] * len(keys))], nulls_last=True)
+        .collect()
+    )
+    if copies.is_empty():
+        return
+    extra = int((copies[_COUNT] - 1).sum())
+    shown = "; ".join(
+        ", ".join(f"{k}={row[k]!r}" for k in keys) + f" ({row[_COUNT]} rows)"
+        for row in copies.head(5).iter_rows(named=True)
+    )
+    more = f" and {copies.height - 5} more" if copies.height > 5 else ""
+    raise ScoreError(
+        f"The scored frame holds {copies.height} judgements more than once ({extra} extra rows "
+        f"by {', '.join(keys)}): {shown}{more}. Each copy would count as new evidence and "
+        "narrow the intervals. Keep one row per judgement: scored.unique(subset="
+        f"{keys!r})."
+    )
