@@ -199,7 +199,9 @@ def _three_way(frame: pl.DataFrame, conservative: bool, min_groups: int) -> pl.D
         return pl.when(is_min).then(x >= t).otherwise(x <= t)
 
     groups = pl.col("__groups")
-    unknown = est.is_null() | unf.is_null() | fav.is_null()
+    nan = est.is_nan() | unf.is_nan() | fav.is_nan()
+    zero_width = (unf - fav).abs() <= 1e-12  # an interval that cannot exist vouches for nothing
+    unknown = est.is_null() | unf.is_null() | fav.is_null() | nan.fill_null(True) | zero_width
     failing = ~ok(unf) if conservative else ~ok(fav)
     status = (
         pl.when(unknown)
@@ -213,6 +215,8 @@ def _three_way(frame: pl.DataFrame, conservative: bool, min_groups: int) -> pl.D
     note = (
         pl.when(groups == 0)
         .then(pl.col("__missing"))
+        .when(zero_width.fill_null(False) & ~nan.fill_null(True))
+        .then(pl.lit("a zero-width interval: no spread to measure, so it cannot vouch; add groups"))
         .when(unknown)
         .then(pl.lit("one group: no interval, and unknown is not fair"))
         .when(status == "fail")
