@@ -97,6 +97,11 @@ def aggregate(
     judged (``score_ab`` / ``score_ba``), ``mean_position_gap`` is the mean ``|score_ab -
     score_ba|`` and ``position_flip_rate`` the share of those pairs that are equivalent in one
     order and not in the other (null otherwise). ``top_error`` is the commonest kind of error.
+    Both score thresholds must be numbers from 0 to 1 (else :class:`OptionError`); one that
+    makes a rate vacuous (``equivalence_threshold=1``, ``divergence_threshold=0``) warns
+    (:class:`~pairwise_polars.ThresholdWarning`). A frame with the same judgement twice (the same
+    ``pair_id`` and ``metric``, and ``view`` where the frame has it) raises :class:`ScoreError`
+    naming the duplicates: each copy would narrow the intervals as if it were new evidence.
 
     Every figure above counts counterfactual pairs only: control pairs (``pair_kind ==
     "control"``, two answers to the same input) never change them. They give ``n_control``

@@ -1,9 +1,10 @@
 """Gates: thresholds on a summary that pass or fail a run (and a CI job).
 
-Gates fail closed: judgements that failed count against a run (``max_error_rate``), a run with
-nothing scored never passes, a threshold for a metric the summary lacks is an error, and a
-threshold outside [0, 1] is refused. A run that failed for want of measurements reads
-``INCONCLUSIVE``, one that failed on fairness ``FAIL``.
+Gates fail closed: judgements that failed count against a run (``max_error_rate``, and at their
+worst for a pass), a run with nothing scored never passes, a threshold for a metric the summary
+lacks is an error, and a threshold outside [0, 1] is refused. Fairness checks are three-way
+(:mod:`pairwise_polars.summary._three_way`): a run with a failed check reads ``FAIL``, one that
+cannot decide (or was not measured) ``INCONCLUSIVE``.
 """
 
 from __future__ import annotations
@@ -78,9 +79,10 @@ def check_statuses(checks: pl.DataFrame) -> pl.Series:
 class GateResult:
     """The verdict of :func:`gate`: ``passed`` and one ``checks`` row per (metric, slice, gate).
 
-    ``status`` tells a fairness failure (``"fail"``) from a run that could not be measured
-    (``"inconclusive"``: judgements failed beyond ``max_error_rate``, a slice had no scored
-    pair, or nothing was scored at all).
+    ``status`` tells a fairness failure (``"fail"``, in any check) from a run that cannot
+    decide (``"inconclusive"``: an interval across its threshold, too few groups, judgements
+    failed beyond ``max_error_rate``, a slice with no scored pair, nothing scored at all). Each
+    check row carries its own ``status`` and a ``note`` that says why.
     """
 
     passed: bool
