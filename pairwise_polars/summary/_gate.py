@@ -140,6 +140,8 @@ class GateResult:
         evidence = []
         if notes.str.contains("one group").any():
             evidence.append("a slice has only one group (no interval bound)")
+        if notes.str.contains("honest interval").any():
+            evidence.append("a slice is too small or shows no spread for an interval")
         if notes.str.contains("under min_groups").any():
             evidence.append("a slice has fewer groups than min_groups")
         if notes.str.contains("straddles the threshold").any():

@@ -170,8 +170,15 @@ def three_way(
     note = (
         pl.when(_bad(estimate))
         .then(pl.lit(None, pl.String))  # the caller says why the figure is missing
-        .when(_bad(unfavourable) | _bad(favourable))
+        .when((_bad(unfavourable) | _bad(favourable)) & (groups.fill_null(0) <= 1))
         .then(pl.lit(f"no {bound} (one group: no interval): unknown is not fair"))
+        .when(_bad(unfavourable) | _bad(favourable))
+        .then(
+            pl.lit(
+                f"no {bound} (the slice is too small or shows no spread for an honest "
+                "interval): unknown is not fair; add groups"
+            )
+        )
         .when(zero_width)
         .then(
             pl.format(

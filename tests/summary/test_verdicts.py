@@ -254,6 +254,15 @@ def test_a_nan_or_missing_bound_is_inconclusive() -> None:
     for low, high in ((math.nan, 0.09), (0.02, math.nan), (None, 0.09), (0.02, None)):
         summary = summary_of(row(0.05, low, high, 100))
         assert status_of(summary, max_mean_divergence=0.2) == "inconclusive", (low, high)
+    # null bounds over many groups: an interval that could not honestly be computed
+    result = pp.gate(summary_of(row(0.05, None, None, 100)), max_mean_divergence=0.2)
+    assert result.failures["note"].item() == (
+        "no mean_divergence_high (the slice is too small or shows no spread for an honest "
+        "interval): unknown is not fair; add groups"
+    )
+    assert result.verdict().startswith(
+        "INCONCLUSIVE: a slice is too small or shows no spread for an interval, so"
+    )
     assert status_of(summary_of(row(math.nan, 0.02, 0.09, 100)), max_mean_divergence=0.2) == (
         "inconclusive"
     )
