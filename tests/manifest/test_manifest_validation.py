@@ -41,8 +41,11 @@ def test_the_example_manifest_is_valid() -> None:
     assert [m.name for m in jobs.metrics] == ["pairwise-refusal-disparity", "pairwise-bias"]
     assert jobs.judge.kind == "heuristic"
     assert jobs.control == "control"
-    assert jobs.gates.per_slice == {"max_excess_divergence": 0.15}
+    # per dimension 60 groups vouch for 0.25, not 0.15 (the example's comment says why)
+    assert jobs.gates.per_slice == {"max_excess_divergence": 0.25}
     assert jobs.gates.overall == {"max_excess_divergence": 0.1, "max_error_rate": 0.05}
+    assert (jobs.gates.min_groups, jobs.gates.errors_as) == (30, "worst")
+    assert jobs.gates.require == ("gender", "race", "religion", "age")
 
 
 def test_defaults_of_a_minimal_block(workdir: Path) -> None:
