@@ -162,7 +162,8 @@ def step_summary(outcomes: Sequence[Outcome], *, title: str) -> str:
     checks, and the summary table (passing checks folded away)."""
     passed = all(o.gates.passed for o in outcomes)
     errored = any(o.error is not None for o in outcomes)
-    state = "ERROR" if errored else "PASS" if passed else "FAIL"
+    failed_any = any(o.gates.status == "fail" for o in outcomes if o.error is None)
+    state = "ERROR" if errored else "PASS" if passed else "FAIL" if failed_any else "INCONCLUSIVE"
     lines = [f"### {_escape(title)}: {state}", ""]
     for outcome in outcomes:
         if outcome.error is not None:
@@ -171,7 +172,7 @@ def step_summary(outcomes: Sequence[Outcome], *, title: str) -> str:
             continue
         checks = outcome.gates.checks
         failed = checks.filter(~pl.col("passed"))
-        state = "PASS" if outcome.gates.passed else "FAIL"
+        state = outcome.gates.status.upper()  # PASS, FAIL or INCONCLUSIVE
         lines.append(
             f"#### {_escape(outcome.name)}: {state} ({checks.height - failed.height} of "
             f"{checks.height} gate checks passed)"

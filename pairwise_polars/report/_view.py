@@ -147,12 +147,9 @@ def verdict(gates: GateResult | None) -> Verdict:
     if gates.passed:
         return Verdict("pass", "PASS", f"All {len(rows)} gate checks passed.", (), passed)
     text = f"{len(failed)} of {len(rows)} gate checks failed."
-    if gates.status == "inconclusive":
-        text = (
-            f"{len(failed)} of {len(rows)} gate checks failed: judgements failed beyond "
-            "max_error_rate or pairs went unscored, so this run cannot vouch for fairness; fix "
-            "the judge or the data and rerun."
-        )
+    if gates.status == "inconclusive":  # the verdict's own words: why, and what to do
+        why = gates.verdict().splitlines()[0].removeprefix("INCONCLUSIVE: ")
+        text = f"{len(failed)} of {len(rows)} gate checks did not pass: {why}"
     return Verdict(gates.status, gates.status.upper(), text, failed, passed)
 
 

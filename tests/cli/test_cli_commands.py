@@ -208,8 +208,7 @@ def test_summarize(scored: str, workdir: Path, capsys: pytest.CaptureFixture[str
     # bias fails (its interval lies above 0.02); no refusal in 60 pairs is [0, 0.063]: it
     # straddles 0.02, so those checks are undecided, and the fail is reported beside them
     assert (
-        "FAIL: 4 of 8 gate checks passed. Also inconclusive: an interval straddles its "
-        "threshold.\n"
+        "FAIL: 4 of 8 gate checks passed. Also inconclusive: an interval straddles its threshold.\n"
     ) in out
     for where in ("overall", "dimension=gender"):
         assert (
