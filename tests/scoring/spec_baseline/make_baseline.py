@@ -58,17 +58,17 @@ def cases(base_url: str | None) -> dict[str, pl.DataFrame]:
                 source, Path(tmp) / "run", METRICS, judge=judge, chunk_size=50, **common
             )
             out["llm_parquet_run"] = run.scored().collect().sort("pair_id", "metric")
-    # A run recorded before ScoringSpec, source and folder kept: it must still resume (its
-    # journal's fingerprint compares equal). The heuristic judge: its identity holds no port.
-    source = HERE / "old_run_rows.parquet"
-    jobs(40).write_parquet(source)
-    folder = HERE / "old_run"
-    run = pp.score_parquet(source, folder, METRICS, chunk_size=50, overwrite=True, **common)
-    out["heuristic_parquet_run"] = run.scored().collect().sort("pair_id", "metric")
-    journal = json.loads((folder / "run.json").read_text())
-    journal["source_paths"] = [source.name]  # no machine path in a committed file
-    (folder / "run.json").write_text(json.dumps(journal, indent=2))
+    with tempfile.TemporaryDirectory() as tmp:
+        run = _heuristic_run(Path(tmp) / "old_run_rows.parquet", Path(tmp) / "old_run")
+        out["heuristic_parquet_run"] = run.scored().collect().sort("pair_id", "metric")
     return {name: frame.drop(VOLATILE, strict=False) for name, frame in out.items()}
+
+
+def _heuristic_run(source: Path, folder: Path) -> pp.ParquetRun:
+    jobs(40).write_parquet(source)
+    return pp.score_parquet(
+        source, folder, METRICS, chunk_size=50, overwrite=True, cache=False, progress=False
+    )
 
 
 def main() -> int:
@@ -76,6 +76,13 @@ def main() -> int:
         for name, frame in cases(server.base_url).items():
             frame.write_parquet(HERE / f"{name}.parquet")
             print(name, frame.shape)
+    # A run recorded before ScoringSpec, source and folder kept: it must still resume (its
+    # journal's fingerprint compares equal). The heuristic judge: its identity holds no port.
+    folder = HERE / "old_run"
+    _heuristic_run(HERE / "old_run_rows.parquet", folder)
+    journal = json.loads((folder / "run.json").read_text())
+    journal["source_paths"] = ["old_run_rows.parquet"]  # no machine path in a committed file
+    (folder / "run.json").write_text(json.dumps(journal, indent=2))
     return 0
 
 
