@@ -37,7 +37,15 @@ from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.runs import RUNNERS, score_parquet
-from pairwise_polars.scoring import ORDERS, Plan, ScoringSpec, Usage, prepare, score_prepared
+from pairwise_polars.scoring import (
+    AUDITS,
+    ORDERS,
+    Plan,
+    ScoringSpec,
+    Usage,
+    prepare,
+    score_prepared,
+)
 from pairwise_polars.summary import DEFAULT_MAX_ERROR_RATE, ERROR_GATE, gate_summary, summarize
 
 _PAIR_MARKERS = ("pair_id", "output_a", "output_b")
@@ -148,6 +156,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="show each pair to an LLM judge as (a, b) or (b, a) by a hash of its pair_id "
         "(random, the default: the same on every run) or always as (a, b) (fixed)",
     )
+    score_cmd.add_argument(
+        "--audit",
+        choices=AUDITS,
+        default=None,
+        help="mask: judge every pair again with the attribute's terms masked (rows with "
+        "view=masked); the summary then has judge_attribute_effect",
+    )
     add_cache_options(score_cmd, what="judgement", default="the user cache folder")
     score_cmd.add_argument(
         "--max-error-rate",
@@ -246,7 +261,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judge = judge_from(args)
-    spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders)  # built once
+    spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders, args.audit)
     cache = cache_setting(args)
     if args.out and not args.dry_run:  # before anything is paid for
         check_writable(args.out, what=_SCORED)
@@ -366,6 +381,7 @@ def _save_scored(
         "metrics": [m.name for m in spec.metrics],
         "judge": spec.judge.name,
         "both_orders": spec.both_orders,
+        **({"audit": spec.audit} if spec.audit else {}),
         "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     metadata = {PROVENANCE_KEY: json.dumps(about)}

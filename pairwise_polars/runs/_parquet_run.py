@@ -56,6 +56,7 @@ from pairwise_polars.runs._run_disparities import run_disparities
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
+    Audit,
     CacheLike,
     MetricsLike,
     Order,
@@ -121,6 +122,7 @@ async def ascore_parquet(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     overwrite: bool = False,
@@ -151,8 +153,8 @@ async def ascore_parquet(
     from which ``run.disparities`` is computed. With ``labels`` (human labels, as for
     :func:`aggregate`; their columns and values checked before the first judge call, their
     pairs at the end) the summary has the prediction-powered figures.
-    ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders`` and ``spec``
-    as for :func:`score_pairs` (the spec is recorded in the journal); ``prices`` (by model
+    ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders``, ``audit`` and
+    ``spec`` as for :func:`score_pairs` (the spec is recorded in the journal); ``prices`` (by model
     name) override the price table for ``usage``. ``score_parquet`` is the same call for sync
     code; ``ascore_parquet`` awaits it.
 
@@ -184,7 +186,9 @@ async def ascore_parquet(
     on_ray = _runner(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
-    spec = resolve_spec(spec, metrics, judge=judge, both_orders=both_orders, order=order)
+    spec = resolve_spec(
+        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+    )
     if labels is not None:  # columns and numbers now; the pairs they name once scored
         read_labels(labels)
     judge = spec.judge
@@ -241,7 +245,8 @@ async def ascore_parquet(
                     summary = await asyncio.to_thread(
                         run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
                     )
-                    if labels is not None:  # the workers' sums carry no labels
+                    if labels is not None or spec.audit is not None:  # the workers' sums
+                        # carry no labels, and no audit's plain and masked pairs side by side
                         parts = journal.scan_parts()
                         summary = aggregate(parts, group_by=run.group_by, labels=labels)
                     run_files.write(SUMMARY, summary.write_parquet)
