@@ -188,3 +188,12 @@ def test_manifest_and_cli_audit(judge_server: TestServer, tmp_path, monkeypatch,
     assert main(["summarize", "scored.parquet", "--by", *gate]) == EXIT_PASS
     assert main(["summarize", "scored.parquet", "--by", "--json"]) == EXIT_PASS
     assert "judge_attribute_effect" in capsys.readouterr().out
+
+
+def test_a_comparison_reads_the_plain_rows_of_an_audited_run() -> None:
+    options = {"strategy": "contrastive", "cache": False, "progress": False}
+    audited_run = pp.score(LETTERS, audit="mask", **options)  # type: ignore[arg-type]
+    plain_run = pp.score(LETTERS, **options)  # type: ignore[arg-type]
+    compared = pp.compare(audited_run, plain_run)
+    assert set(compared["n_matched"]) == {60}
+    assert set(compared["delta"]) == {0.0}
