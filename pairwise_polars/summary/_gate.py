@@ -16,7 +16,9 @@ from typing import Literal
 import polars as pl
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
+from pairwise_polars.summary._aggregate import slice_columns
+from pairwise_polars.summary._attribute_effect import JUDGE_GATE, judge_notes
+from pairwise_polars.summary._disparity_gate import DISPARITY_GATES, is_disparities
 from pairwise_polars.summary._familywise import Familywise, check_familywise, judged_as_family
 from pairwise_polars.summary._gate_checks import (
     AGREEMENT_GATE,
@@ -54,7 +56,7 @@ __all__ = [
 ]
 
 Status = Literal["pass", "fail", "inconclusive"]
-_UNTRUSTED = (ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, REQUIRED_CHECK)
+_UNTRUSTED = (ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, REQUIRED_CHECK, JUDGE_GATE)
 
 
 def check_statuses(checks: pl.DataFrame) -> pl.Series:
@@ -92,6 +94,9 @@ class GateResult:
     ``"holm"`` or ``"bh"``)."""
     family: int = 0
     """How many checks that family held."""
+    judge_notes: tuple[str, ...] = ()
+    """Slices where the masked audit shows the judge reacting to the attribute itself (its
+    effect's interval excludes 0), one sentence each; the verdict says them."""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -124,6 +129,8 @@ class GateResult:
             reasons.append(f"judgements failed beyond {ERROR_GATE}")
         if AGREEMENT_GATE in gates:
             reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
+        if JUDGE_GATE in gates:
+            reasons.append(f"the judge reacts to the attribute beyond {JUDGE_GATE}")
         if EMPTY_CHECK in gates:
             reasons.append("nothing was scored")
         elif not reasons:
@@ -190,6 +197,7 @@ class GateResult:
                 "  Fairness figures are corrected by human labels (prediction-powered) where a "
                 "slice has them; the notes say which."
             )
+        lines += [f"  {note}" for note in self.judge_notes]
         for row in failed.iter_rows(named=True):
             observed = "none" if row["observed"] is None else f"{row['observed']:.4f}"
             lines.append(
@@ -208,6 +216,7 @@ def gate(
     max_excess_divergence: Threshold = None,
     min_label_agreement: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
+    max_judge_attribute_effect: Threshold = None,
     per: Sequence[str] | None = None,
     conservative: bool = False,
     min_impact_ratio: float | None = None,
@@ -263,6 +272,12 @@ def gate(
     the check's note, and are unmeasured where a slice has no such outcome; ``conservative``
     uses the interval bound farthest from parity.
 
+    ``max_judge_attribute_effect`` needs a summary of a masked audit (``audit="mask"``): it
+    checks the size of ``judge_attribute_effect`` (``conservative``: its bound farthest from
+    0), and a failure (or no audit) is inconclusive: a judge that reacts to the attribute
+    itself cannot vouch for the system. Whatever the gates, a slice whose effect's interval
+    excludes 0 is named in the verdict.
+
     ``familywise="holm"`` (or ``"bh"``) judges the failures of the fairness gates as one family
     (see :mod:`pairwise_polars.summary._familywise`): a check that fails stays failed only when
     its evidence of a breach (read from its interval at ``confidence``, the summary's) survives
@@ -296,6 +311,7 @@ def gate(
             "max_mean_divergence": max_mean_divergence,
             EXCESS_GATE: max_excess_divergence,
             AGREEMENT_GATE: min_label_agreement,
+            JUDGE_GATE: max_judge_attribute_effect,
         },
         per=per,
         reading=Reading(
@@ -308,12 +324,20 @@ def gate(
         disparities=disparities,
         require=check_require(require),
     )
-    return judged(checks, familywise, confidence)
+    measured = is_disparities(summary) and disparities is None
+    slices = list(per) if per is not None else slice_columns(summary)
+    notes = () if measured else tuple(judge_notes(summary, slices))
+    return judged(checks, familywise, confidence, notes)
 
 
-def judged(checks: pl.DataFrame, familywise: Familywise, confidence: float) -> GateResult:
+def judged(
+    checks: pl.DataFrame,
+    familywise: Familywise,
+    confidence: float,
+    notes: tuple[str, ...] = (),
+) -> GateResult:
     """The verdict of checks from :func:`gate_checks` (of one or more scopes), their fairness
-    failures judged as one family under ``familywise``."""
+    failures judged as one family under ``familywise``; ``notes``: the judge's, if any."""
     checks, family = judged_as_family(checks, familywise, confidence)
     passed = checks.is_empty() or bool(checks["passed"].all())
-    return GateResult(passed, checks, familywise, family)
+    return GateResult(passed, checks, familywise, family, notes)

@@ -11,6 +11,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError
 from pairwise_polars.summary._aggregate import slice_columns
+from pairwise_polars.summary._attribute_effect import JUDGE_GATE, effect_checks
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     MIN_IMPACT_RATIO,
@@ -50,7 +51,7 @@ ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
 DEFAULT_MAX_ERROR_RATE = 0.05
-GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES)
+GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES, JUDGE_GATE)
 """The gates a summary can be checked against (the keywords of :func:`gate`)."""
 FAIRNESS_GATES = tuple(_GATES)
 CHECK_SCHEMA = {
@@ -102,7 +103,8 @@ def gate_checks(
         raise ColumnError(f"gate needs a summary from aggregate(); it has {summary.columns}.")
     slices = list(per) if per is not None else slice_columns(summary)
     given = {**thresholds, ERROR_GATE: max_error_rate}
-    thresholds = {name: given.get(name) for name in (ERROR_GATE, *_GATES)}  # one order
+    order = (ERROR_GATE, *_GATES, JUDGE_GATE)
+    thresholds = {name: given.get(name) for name in order}  # one order
     metrics = summary["metric"].unique().drop_nulls().to_list()
     limits = {
         name: _validated(name, threshold, metrics, check_names=not summary.is_empty())
@@ -123,6 +125,10 @@ def gate_checks(
             continue
         if name == AGREEMENT_GATE:
             frames.append(_agreement_checks(summary, slices, limit))
+            continue
+        if name == JUDGE_GATE:  # the judge on trial: its failure is inconclusive
+            label = _slice_label(slices)
+            frames.append(effect_checks(summary, label, limit, conservative=conservative))
             continue
         frames.append(_fairness_checks(summary, slices, name, limit, reading))
     return (

@@ -19,6 +19,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._attribute_effect import EFFECT_COLUMNS, judge_notes
 from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
 from pairwise_polars.summary._familywise import Familywise, check_familywise
 from pairwise_polars.summary._gate import (
@@ -96,6 +97,7 @@ def summarize(
         .select(
             "metric", SCOPE, *slices, *SUMMARY_COLUMNS,
             *[c for c in PPI_COLUMNS if c in summary.columns],
+            *[c for c in EFFECT_COLUMNS if c in summary.columns],
         )
     )  # fmt: skip
 
@@ -149,7 +151,7 @@ def gate_summary(
         errors_as=check_errors_as(errors_as),
     )
     overall, per_slice, on_disparities = _split_disparity_gates(overall, per_slice)
-    frames = _scoped_checks(summary, overall, per_slice, reading)
+    frames, notes = _scoped_checks(summary, overall, per_slice, reading)
     if on_disparities:
         if disparities is None:
             raise GateError(
@@ -168,7 +170,7 @@ def gate_summary(
         pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
     )
     # Both scopes' fairness checks are judged as one family.
-    return judged(checks, familywise, confidence)
+    return judged(checks, familywise, confidence, notes)
 
 
 def _split_disparity_gates(
@@ -188,7 +190,8 @@ def _scoped_checks(
     overall: Mapping[str, Threshold],
     per_slice: Mapping[str, Threshold],
     reading: Reading,
-) -> list[pl.DataFrame]:
+) -> tuple[list[pl.DataFrame], tuple[str, ...]]:
+    """Each scope's checks (before the family is judged), and the judge's notes."""
     overall = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **overall}
     per_slice = {ERROR_GATE: DEFAULT_MAX_ERROR_RATE, **per_slice}
     unknown = [k for k in (*overall, *per_slice) if k not in GATE_NAMES]
@@ -198,9 +201,8 @@ def _scoped_checks(
     if summary.is_empty():
         both = {k: v for k, v in overall.items() if v is not None}
         both |= {k: v for k, v in per_slice.items() if v is not None}
-        return [
-            gate_checks(summary, thresholds={ERROR_GATE: None, **both}, per=[], reading=reading)
-        ]
+        empty = gate_checks(summary, thresholds={ERROR_GATE: None, **both}, per=[], reading=reading)
+        return [empty], ()
     if SCOPE in summary.columns:
         overall_rows = summary.filter(pl.col(SCOPE) == "overall").drop(SCOPE, *slices)
         slice_rows = summary.filter(pl.col(SCOPE) == "slice").drop(SCOPE)
@@ -211,4 +213,5 @@ def _scoped_checks(
         frames.append(gate_checks(overall_rows, thresholds=overall, per=[], reading=reading))
     if not slice_rows.is_empty():
         frames.append(gate_checks(slice_rows, thresholds=per_slice, per=slices, reading=reading))
-    return frames
+    notes = (*judge_notes(overall_rows, []), *judge_notes(slice_rows, slices))
+    return frames, notes
