@@ -134,4 +134,3 @@ class OpenAIJudge(ChatEndpoint):
             row["expected_score"] = expected
             row["score_source"] = "answer (no logprobs)" if expected is None else "logprobs"
         return row
-
