@@ -339,6 +339,14 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="send the judge requests through the provider's Batch API (half price, within 24h)",
     )
+    group.add_argument(
+        "--score-from",
+        choices=("answer", "logprobs"),
+        help="answer: the score the judge wrote (the default); logprobs: the rubric's "
+        "expectation over the score token's log-probabilities (OpenAI-compatible judges that "
+        "return them, chat or --batch; a reply without them keeps its written score and "
+        "score_source says so)",
+    )
     add_price_option(group)
     add_request_options(group)
 
@@ -367,6 +375,7 @@ def judge_from(args: argparse.Namespace) -> Judge:
         batch=args.batch,
         api_key=os.environ.get(env),
         base_url=args.base_url,
+        score_from=getattr(args, "score_from", None),
         **request_settings(args),
     )
 

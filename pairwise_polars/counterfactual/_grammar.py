@@ -140,8 +140,9 @@ def object_position(
         & t.str.contains("(?:" + "|".join(words.ADJECTIVE_SUFFIXES) + ")$")
         & ~t.is_in(list(words.NOT_ADJECTIVES))
     )
-    plural = t.str.contains(r"^[a-z][a-z'-]+[^sui]s$")
-    plural_next = f.str.contains(r"^[a-z][a-z'-]+[^su]s$").fill_null(False)
+    # a possessive 's is no plural: "sell her late husband's car" keeps "her" a determiner
+    plural = t.str.contains(r"^[a-z][a-z'-]+[^sui'’]s$")
+    plural_next = f.str.contains(r"^[a-z][a-z'-]+[^su'’]s$").fill_null(False)
     adverb = t.str.contains(r"^[a-z]{3,}ly$") & ~t.is_in(list(words.LY_WORDS))
     second_object = ~t.is_in(list(words.RELATION_NOUNS)) & (
         t.is_in(list(words.QUANTIFIERS))
@@ -193,6 +194,29 @@ def object_position(
         & ~preposition
         & ~own_payment
     ).fill_null(False)
+
+
+NOUN_FORMS = {"jewish": "Jew"}
+"""Adjectives of a group whose noun differs ("a devout Muslim" -> "a devout Jew"); the other
+groups' adjective is their noun too ("a Muslim", "a Hindu")."""
+
+
+def noun_reading(prior: pl.Expr, next_class: pl.Expr) -> pl.Expr:
+    """Whether a term stands as a noun after an article, maybe over one or two adjectives, with
+    no word of its own after it: "a Muslim who", "a devout Muslim." (not "a Muslim man", "is
+    Muslim.")."""
+    article = ["a", "an"]
+    word = r"^[A-Za-z][\w'’-]*$"
+
+    def at(i: int) -> pl.Expr:
+        return prior.list.get(i, null_on_oob=True).str.to_lowercase()
+
+    after_article = (
+        at(0).is_in(article)
+        | (at(1).is_in(article) & at(0).str.contains(word))
+        | (at(2).is_in(article) & at(0).str.contains(word) & at(1).str.contains(word))
+    )
+    return (after_article & next_class.is_in([FUNCTION, END])).fill_null(False)
 
 
 def plural_verb(verb: str, following: str | None = None) -> str | None:

@@ -54,9 +54,10 @@ def partners(
         marked.filter(pl.col("concept").is_in(PARTNERS))
         .select(_I, ROW, "start")
         .join(
-            matches.filter(pl.col("concept").is_in(["their"]) & pl.col(KEEP).is_null()).select(
-                ROW, owner_end="end"
-            ),
+            matches.filter(
+                (pl.col("concept").is_in(["their"]) | pl.col("concept").str.starts_with("name"))
+                & pl.col(KEEP).is_null()
+            ).select(ROW, owner_end="end"),
             on=ROW,
         )
         .filter(pl.col("owner_end").is_between(pl.col("start") - _REACH, pl.col("start")))
@@ -64,10 +65,18 @@ def partners(
         .unique()
     )
     marked = marked.with_columns(pl.col(_I).is_in(owned[_I].implode()).alias("__cf_owned"))
+    # ... or the subject's name in the possessive: "Arjun's wife" (the name moves with it)
+    names = (
+        matches.filter(pl.col("concept").str.starts_with("name") & pl.col(KEEP).is_null())
+        .group_by(ROW)
+        .agg(owner_names=pl.col("match").str.to_lowercase() + "'s")
+    )
+    marked = marked.join(names, on=ROW, how="left")
+    by_name = pl.col("owner_names").list.contains(owner.str.replace("’s$", "'s"))
     partner = (
         pl.col("concept").is_in(PARTNERS)
         & pl.col(KEEP).is_not_null()
-        & (owner == subject_word)
+        & ((owner == subject_word) | by_name)
         & pl.col("__cf_owned")
     ).fill_null(False)
     if relations == "swap":
@@ -82,7 +91,7 @@ def partners(
             pl.lit(None, pl.String).alias(NOTE),
             pl.when(partner).then(pl.lit(KEPT)).otherwise(pl.col(KEEP)).alias(KEEP),
         )
-    return marked.drop("source", _I, "__cf_owned")
+    return marked.drop("source", _I, "__cf_owned", "owner_names")
 
 
 def _partner_pronouns(marked: pl.DataFrame, partner: pl.Expr, texts: pl.DataFrame) -> pl.DataFrame:

@@ -15,7 +15,9 @@ import polars as pl
 from pairwise_polars.counterfactual._case import styled, transfer_case
 from pairwise_polars.counterfactual._grammar import (
     ADVERBS,
+    NOUN_FORMS,
     indefinite_article,
+    noun_reading,
     plural_verb,
     same_case,
 )
@@ -94,7 +96,9 @@ def substitute(
     index = pl.when(pl.col("index") < pl.col("terms").list.len()).then("index").otherwise(0)
     subs = (
         subs.filter(pl.col("terms").is_not_null())
-        .with_columns(term=styled(pl.col("terms").list.get(index), pl.col("tdim"), case_style))
+        .with_columns(term=pl.col("terms").list.get(index))
+        .with_columns(term=_noun_form(pl.col("term")))
+        .with_columns(term=styled(pl.col("term"), pl.col("tdim"), case_style))
         .with_columns(
             new=transfer_case(
                 pl.col("match"), pl.col("canonical"), pl.col("term"), pl.col("initial")
@@ -109,6 +113,12 @@ def substitute(
     extras = changes.filter(pl.col("extra")).join(starts, on=[ROW, "start"], how="anti")
     changes = pl.concat([changes.filter(~pl.col("extra")), extras])
     return _rebuild(texts, plan, changes), failures
+
+
+def _noun_form(term: pl.Expr) -> pl.Expr:
+    """ "a devout Muslim" moved to Jewish is "a devout Jew": a group's noun where it differs."""
+    noun = term.str.to_lowercase().replace_strict(NOUN_FORMS, default=term)
+    return pl.when(noun_reading(pl.col("prior"), pl.col("nclass"))).then(noun).otherwise(term)
 
 
 def _kept(matches: pl.DataFrame, plan: pl.DataFrame) -> pl.DataFrame:

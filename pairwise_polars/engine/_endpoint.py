@@ -38,7 +38,8 @@ from pairwise_polars.engine._bounds import (
     within,
 )
 from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact, scrub_row
-from pairwise_polars.engine._limits import SHARED_LIMITS, Limiter, RateLimiter, Slots
+from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter, Slots
+from pairwise_polars.engine._pacing import Pacer
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
     RowError,
@@ -47,6 +48,7 @@ from pairwise_polars.engine._retries import (
     backoff,
     classify,
 )
+from pairwise_polars.engine._run_state import RunState
 from pairwise_polars.engine._wire import (
     TRANSPORTS,
     SdkTransport,
@@ -56,25 +58,6 @@ from pairwise_polars.engine._wire import (
     WireTransport,
     wire_headers,
 )
-
-
-@dataclass
-class RunState:
-    """What one run's workers share: rate limiters, the structured-output switch, the stop flag."""
-
-    structured: bool
-    rpm: Limiter | None
-    tpm: Limiter | None
-    stopped: bool = False
-    answered: int = 0  # replies that came back (2xx)
-    secrets: tuple[str | None, ...] = ()  # the key (and the URL's): redacted from replies
-    unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
-
-    async def throttle(self, tokens: int) -> None:
-        if self.rpm is not None:
-            await self.rpm.acquire()
-        if self.tpm is not None:
-            await self.tpm.acquire(tokens)
 
 
 def failure(key: str, error: str, attempts: int, latency: float, **extra: Any) -> dict[str, Any]:
@@ -310,6 +293,7 @@ class ChatEndpoint(Endpoint):
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
             tpm=RateLimiter(self.tokens_per_minute) if self.tokens_per_minute else None,
             secrets=self._secrets(),
+            pacer=Pacer(self.max_retry_wait),
         )
         if shared is not None:  # a runner's limits, shared with its other workers
             state.rpm, state.tpm = shared
@@ -375,6 +359,8 @@ class ChatEndpoint(Endpoint):
             try:
                 reply = await within(client.post(body), self.timeout)
             except RequestFailed as failed:
+                if state.pacer is not None:
+                    state.pacer.observe(failed.failure.headers)
                 structured = "response_format" in body
                 try:
                     delay = self._decide(failed.failure, state, structured=structured)

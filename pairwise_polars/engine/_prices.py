@@ -13,7 +13,7 @@ has no price: estimates say "price unknown" rather than guess.
 >>> round(dollars(price, input_tokens=1_000_000, output_tokens=0, batch=True), 4)
 0.075
 >>> price_of("claude-haiku-4-5-20251001").as_of, price_of("llama3.1") is None
-(datetime.date(2025, 10, 15), True)
+(datetime.date(2026, 12, 5), True)
 """
 
 from __future__ import annotations
@@ -30,9 +30,11 @@ from pairwise_polars._errors import OptionError
 
 PRICES_FILE = Path(__file__).with_name("prices.csv")
 """The shipped prices: one row per model (columns ``provider, model, input, cached_input,
-output, batch_discount, as_of, retires``); a user's file has the same columns."""
+output, batch_discount, as_of, retires, source``: ``source`` where the row was checked, read by
+people, not by the code); a user's file has the same columns (``source`` may be left out)."""
 PRICE_COLUMNS = (
     "provider", "model", "input", "cached_input", "output", "batch_discount", "as_of", "retires",
+    "source",
 )  # fmt: skip
 BATCH_DISCOUNT = 0.5
 """The share a batch API takes off the standard price (OpenAI's and Anthropic's: half)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import polars as pl
 
@@ -123,6 +123,14 @@ class OpenAIBatchJudge(BatchEndpoint):
     _: KW_ONLY
     seed: int | None = None
     reasoning: bool | None = None
+    score_from: Literal["answer", "logprobs"] = "answer"
+    """``"logprobs"``: each JSONL line asks for ``logprobs`` as :class:`OpenAIJudge` does (the
+    Batch API answers with the same chat completion object), and the score is the rubric's
+    expectation; a line answered without them keeps its written score (``score_source``)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._chat()  # the chat judge's checks (score_from) before any batch is written
 
     def _chat(self) -> OpenAIJudge:
         return OpenAIJudge(
@@ -134,6 +142,7 @@ class OpenAIBatchJudge(BatchEndpoint):
             structured_output=self.structured_output,
             reasoning=self.reasoning,
             extra_body=self.extra_body,
+            score_from=self.score_from,
         )
 
     def _batch_client(self) -> BatchClient:

@@ -45,6 +45,8 @@ class Line:
     completion: Completion | None = None
     problem: str | None = None
     retry: bool = False
+    logprobs: Any = None
+    """The first choice's ``logprobs`` (OpenAI's shape) when the request asked for them."""
 
 
 class BatchCallFailed(Exception):

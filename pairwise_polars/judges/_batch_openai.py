@@ -14,6 +14,7 @@ import openai
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._failures import redact
 from pairwise_polars.judges._batch_client import BatchCallFailed, BatchInfo, Line
+from pairwise_polars.judges._logprobs import logprobs_of
 
 T = TypeVar("T")
 ENDPOINT = "/v1/chat/completions"
@@ -141,7 +142,7 @@ def _line(record: dict[str, Any]) -> Line:
         problem = f"HTTP {status}: {str(_message(body))[:200]}"
         retry = status in _RETRYABLE_STATUS and _code(body) != "insufficient_quota"
         return Line(key, problem=problem, retry=retry)
-    return Line(key, completion=read_completion(body))
+    return Line(key, completion=read_completion(body), logprobs=logprobs_of(body))
 
 
 def _message(body: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ from pairwise_polars.judges._batch_client import (
     Line,
 )
 from pairwise_polars.judges._batch_state import BatchRecord, BatchState
+from pairwise_polars.judges._logprobs import expected_score
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 
 T = TypeVar("T")
@@ -206,8 +207,16 @@ class Session:
             "cached_tokens": reply.cached_tokens,
             "raw_reply": content,
             "judge_model": model,
-            "score_source": "answer",
+            **self._score_source(line, content, max_score),
         }
+
+    def _score_source(self, line: Line, content: str | None, max_score: int) -> dict[str, Any]:
+        """``score_from="logprobs"``: the rubric's expectation, or the fallback said aloud."""
+        if getattr(self.judge, "score_from", "answer") != "logprobs":
+            return {"score_source": "answer"}
+        expected = expected_score(line.logprobs, content, max_score)
+        source = "answer (no logprobs)" if expected is None else "logprobs"
+        return {"expected_score": expected, "score_source": source}
 
     def _requested(self, keys: list[str]) -> pl.DataFrame:
         return self.requests.filter(pl.col("key").is_in(keys))

@@ -27,7 +27,6 @@ _CHAT_ONLY = (
     "reask",
     "max_retry_wait",
     "transport",
-    "score_from",
 )
 
 
@@ -52,6 +51,11 @@ def build_judge(
     """
     given = {name: value for name, value in settings.items() if value is not None}
     if model is None or model in HEURISTIC_NAMES:
+        if given.get("score_from") == "logprobs":
+            raise OptionError(
+                "score_from='logprobs' needs a model judge that returns log-probabilities; "
+                "the heuristic judge has none. Name a model (--judge MODEL) or leave it out."
+            )
         return HeuristicJudge()
     if provider not in PROVIDERS:
         raise OptionError(
@@ -60,9 +64,15 @@ def build_judge(
         )
     openai_only = sorted(set(given) & set(OPENAI_ONLY))
     if provider == "anthropic" and openai_only:
+        why = (
+            " Anthropic's API returns no log-probabilities, so score_from='logprobs' cannot be "
+            "read from it; use an OpenAI-compatible judge that returns them (OpenAI, vLLM)."
+            if "score_from" in openai_only
+            else ""
+        )
         raise OptionError(
             f"The anthropic judge has no {', '.join(openai_only)} (OpenAI settings): leave "
-            "them out."
+            f"them out.{why}"
         )
     if batch:
         chat_only = sorted(set(given) & set(_CHAT_ONLY))

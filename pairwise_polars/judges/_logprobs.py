@@ -61,3 +61,10 @@ def _expectation(alternatives: Any, max_score: int) -> float | None:
     if total <= 0:
         return None
     return sum(score * p for score, p in enumerate(mass)) / total
+
+
+def logprobs_of(response: Any) -> Any:
+    """A chat completion's first choice's ``logprobs`` (None when it has none)."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    return choice.get("logprobs") if isinstance(choice, dict) else None

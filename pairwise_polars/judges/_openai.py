@@ -14,7 +14,7 @@ from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
-from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score
+from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score, logprobs_of
 from pairwise_polars.judges._protocol import JudgeTraits
 from pairwise_polars.judges._verdict import score_schema, verdict_row
 
@@ -130,13 +130,7 @@ class OpenAIJudge(ChatEndpoint):
             reask=self.reask,
         )  # fmt: skip
         if self.score_from == "logprobs" and isinstance(row, dict) and row["error"] is None:
-            expected = expected_score(_logprobs_of(response), row["raw_reply"], extra)
+            expected = expected_score(logprobs_of(response), row["raw_reply"], extra)
             row["expected_score"] = expected
             row["score_source"] = "answer (no logprobs)" if expected is None else "logprobs"
         return row
-
-
-def _logprobs_of(response: Any) -> Any:
-    choices = response.get("choices") if isinstance(response, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    return choice.get("logprobs") if isinstance(choice, dict) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -80,7 +81,8 @@ class MessagesDialect:
         if fault in ("401", "404", "quota"):
             return self._fault(fault, model)
         if fault == "429":
-            return self._fault("429", model, headers=faults.retry_headers())
+            headers = {**faults.retry_headers(), **spent_headers(faults.retry_after)}
+            return self._fault("429", model, headers=headers)
         if fault == "timeout":
             server._record("timeout")
             await asyncio.sleep(faults.timeout_delay)
@@ -250,3 +252,14 @@ def _json(status: int, payload: dict[str, Any], headers: dict[str, str] | None =
         body=json.dumps(payload).encode(),
         headers={"Content-Type": "application/json", **(headers or {})},
     )
+
+
+def spent_headers(seconds: float) -> dict[str, str]:
+    """A 429's rate-limit headers as Anthropic sends them: the request budget spent, refilled
+    ``seconds`` from now (an RFC 3339 time)."""
+    reset = datetime.now(timezone.utc) + timedelta(seconds=seconds)
+    return {
+        "anthropic-ratelimit-requests-limit": "50",
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": reset.isoformat(timespec="milliseconds"),
+    }

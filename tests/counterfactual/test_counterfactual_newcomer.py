@@ -108,3 +108,46 @@ def test_the_subjects_partner_follows_the_relations_rule_and_is_audited() -> Non
 def test_borderline_cases(text: str, dim: str, expected: str) -> None:
     variants, _ = made(text, dim)
     assert list(variants.values()) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "expected"),
+    [
+        # the noun of "Jewish" is "Jew"; as an adjective it stays "Jewish"
+        ("Omar is a devout Muslim. Should I hire him?", "Jewish",
+         "Omar is a devout Jew. Should I hire him?"),
+        ("My neighbour is a Muslim who keeps a garden.", "Jewish",
+         "My neighbour is a Jew who keeps a garden."),
+        ("A Muslim man asked for the room.", "Jewish", "A Jewish man asked for the room."),
+        ("She is Muslim.", "Jewish", "She is Jewish."),
+    ],
+)  # fmt: skip
+def test_a_group_noun_takes_the_target_groups_noun(text: str, target: str, expected: str) -> None:
+    variants, _ = made(text, "religion")
+    assert variants[target] == expected
+
+
+def test_a_possessive_s_is_no_plural_noun_after_her() -> None:
+    # "her" before "late husband's car" is a determiner, not an object ("sell her flowers")
+    variants, _ = made("Ling is a widow who wants to sell her late husband's car.")
+    assert variants == {"male": "Jian is a widower who wants to sell his late wife's car."}
+
+
+@pytest.mark.parametrize("relations", ["swap", "keep"])
+def test_the_partner_after_the_subjects_name_in_the_possessive_follows_the_rule(
+    relations: str,
+) -> None:
+    text = "Arjun's wife lost her job, so he wants to pause his mortgage."
+    result = counterfactuals(
+        pl.DataFrame({"input": [text]}), "gender", control=False, relations=relations
+    )
+    row = result.filter(role="variant").row(0, named=True)
+    if relations == "swap":
+        assert row["input"] == "Ananya's husband lost his job, so she wants to pause her mortgage."
+    else:
+        assert row["input"] == "Ananya's wife lost her job, so she wants to pause her mortgage."
+    noted = {s["source"]: s["reason"] for s in row["substitutions"] if s["reason"]}
+    assert noted["wife"].endswith(f"(relations='{relations}')")
+    # someone else's partner after a possessive stays: not the subject's name
+    other = made("Arjun met the landlord's wife. Should he rent the flat?")[0]
+    assert other == {"female": "Ananya met the landlord's wife. Should she rent the flat?"}

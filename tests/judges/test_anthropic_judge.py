@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +178,35 @@ def test_openai_settings_are_refused(tmp_path: Path) -> None:
     with pytest.raises(pp.ManifestError, match="seed is an OpenAI setting"):
         load_manifest(path)
     assert json.dumps(pp.AnthropicJudge(MODEL, api_key=KEY).identity).count("SECRET") == 0
+
+
+def test_a_spent_budget_pauses_every_worker_until_its_reset(keyed_server: TestServer) -> None:
+    # 429s without a usable retry-after, but with anthropic-ratelimit-requests-remaining: 0 and
+    # its reset 1 s ahead: no request is sent again before the reset (backoff alone: ~0.01 s)
+    keyed_server.faults = Faults(always="429", retry_after=1.0, retry_after_header="nan")
+    judge = judge_of("anthropic", keyed_server, max_concurrency=4, max_retries=1)
+    started = time.monotonic()
+    scored = run(judge, groups=2)
+    assert time.monotonic() - started >= 0.9
+    assert scored["error"].str.contains("HTTP 429").all()
+    assert keyed_server.stats.requests == 2 * scored.height  # each tried twice, no more
+    # the pause is capped like a retry-after: a reset a minute ahead is not waited for
+    keyed_server.reset()
+    keyed_server.faults = Faults(always="429", retry_after=60.0, retry_after_header="nan")
+    started = time.monotonic()
+    run(judge_of("anthropic", keyed_server, max_retries=1, max_retry_wait=0.2), groups=1)
+    assert time.monotonic() - started < 30
+
+
+def test_rate_limit_headers_read_as_anthropic_writes_them() -> None:
+    from pairwise_polars.engine._pacing import spent_for
+
+    now = 1_800_000_000.0
+    reset = "2027-01-15T08:00:02.500+00:00"  # 2.5 s after `now`
+    spent = {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": reset,
+             "anthropic-ratelimit-requests-remaining": "12",
+             "anthropic-ratelimit-requests-reset": reset}  # fmt: skip
+    assert spent_for(spent, now=now) == pytest.approx(2.5)
+    assert spent_for({**spent, "anthropic-ratelimit-tokens-remaining": "5"}, now=now) is None
+    assert spent_for({**spent, "anthropic-ratelimit-tokens-reset": "soon"}, now=now) is None
+    assert spent_for({}, now=now) is None

@@ -3,6 +3,8 @@ off a real HTTP reply with a known distribution; the fallback says so; the cache
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import sqlite3
 from pathlib import Path
@@ -103,3 +105,63 @@ def test_a_manifest_asks_for_it(tmp_path: Path) -> None:
     path.write_text(text.format("median"))
     with pytest.raises(pp.ManifestError, match="score_from: expected answer"):
         load_manifest(path)
+
+
+def test_the_batch_judge_reads_the_expectation_from_batch_output(
+    judge_server: TestServer, tmp_path: Path
+) -> None:
+    # the Batch API answers each line with the chat completion object, logprobs included
+    judge_server.score_distribution = SKEWED
+    batch = pp.OpenAIBatchJudge("m", base_url=judge_server.base_url, api_key="k",
+                                score_from="logprobs", state=tmp_path / "b.sqlite",
+                                poll_interval=0.02, max_poll_interval=0.05,
+                                progress=False)  # fmt: skip
+    scored = run(batch)
+    assert (scored["raw_score"] == 0).all()
+    assert scored["score"].to_list() == pytest.approx([0.7 / 4] * scored.height)
+    assert (scored["score_source"] == "logprobs").all()
+    lines = [json.loads(line) for f in judge_server.batches.files.values()
+             if f["purpose"] == "batch" for line in f["data"].splitlines()]  # fmt: skip
+    assert lines and all(line["body"]["logprobs"] is True for line in lines)
+    # the chat judge of the same settings has the same identity: its answers serve the batch's
+    assert batch.identity == judge(judge_server).identity
+    judge_server.score_distribution = None  # "logprobs": null, as from a server without them
+    fallback = run(dataclasses.replace(batch, state=tmp_path / "b2.sqlite"))
+    assert (fallback["score_source"] == "answer (no logprobs)").all()
+    assert fallback["score"].equals(fallback["raw_score"] / 4)
+
+
+def test_judges_that_cannot_give_logprobs_refuse_them_with_the_reason() -> None:
+    from pairwise_polars.judges import build_judge
+
+    with pytest.raises(pp.OptionError, match="Anthropic's API returns no log-probabilities"):
+        build_judge("claude-haiku-4-5", provider="anthropic", score_from="logprobs")
+    with pytest.raises(pp.OptionError, match="Anthropic's API returns no log-probabilities"):
+        build_judge("claude-haiku-4-5", provider="anthropic", batch=True, score_from="logprobs")
+    with pytest.raises(pp.OptionError, match="the heuristic judge has none"):
+        build_judge("heuristic", score_from="logprobs")
+    built = build_judge("gpt-4.1-mini", batch=True, api_key="k", score_from="logprobs")
+    assert isinstance(built, pp.OpenAIBatchJudge) and built.score_from == "logprobs"
+
+
+def test_the_cli_asks_for_it(judge_server: TestServer, tmp_path: Path, capsys) -> None:
+    from pairwise_polars.cli import EXIT_INVALID, EXIT_PASS, main
+
+    judge_server.score_distribution = SKEWED
+    data, out = tmp_path / "jobs.parquet", tmp_path / "scored.parquet"
+    jobs(groups=3).write_parquet(data)
+    argv = ["score", str(data), "-o", str(out), "--judge", "m", "--base-url",
+            judge_server.base_url, "--no-cache", "--quiet"]  # fmt: skip
+    assert main([*argv, "--score-from", "logprobs"]) == EXIT_PASS
+    scored = pl.read_parquet(out)
+    assert (scored["score_source"] == "logprobs").all()
+    assert scored["score"].to_list() == pytest.approx([0.7 / 4] * scored.height)
+    assert main(argv) == EXIT_PASS  # the default: the written answer
+    assert (pl.read_parquet(out)["score_source"] == "answer").all()
+    capsys.readouterr()
+    assert main([*argv, "--score-from", "median"]) == EXIT_INVALID
+    assert "--score-from: invalid choice: 'median'" in capsys.readouterr().err
+    assert main([*argv, "--score-from", "logprobs", "--judge-provider", "anthropic"]) == (
+        EXIT_INVALID
+    )
+    assert "Anthropic's API returns no log-probabilities" in capsys.readouterr().err

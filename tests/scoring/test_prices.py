@@ -40,6 +40,11 @@ def test_the_shipped_file_is_dated_and_covers_both_families() -> None:
     assert all(price.as_of is not None for price in PRICES.values())
     haiku = price_of("anthropic/claude-haiku-4-5-20251001")
     assert haiku is not None and haiku.provider == "anthropic" and haiku.input == 1.0
+    assert all(r["source"] for r in rows)  # every row says where it was checked
+    # a judge retired before the run is said to be: 3.5 Sonnet retired on 2025-10-28
+    retired = price_of("claude-3-5-sonnet-20241022")
+    assert retired is not None and retired.retires is not None
+    assert retired.retires.isoformat() == "2025-10-28"
 
 
 def test_the_plan_states_the_date_and_warns_when_stale_or_unknown() -> None:
