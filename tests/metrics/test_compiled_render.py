@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,7 +63,7 @@ def test_parameter_not_in_the_frame_renders_as_jinja() -> None:
     ]
 
 
-def test_user_template_keeps_the_sandbox(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_user_template_keeps_the_sandbox(tmp_path: Path) -> None:
     path = tmp_path / "mine.yaml"
     path.write_text(
         "name: mine\nversion: '1'\nrubric: {max: 2}\nsystem: Judge.\n"
