@@ -316,8 +316,8 @@ def goal_lines(goals: dict[str, Any], latency: float = 0.05) -> list[str]:
         out.append(line)
     for c, (gap, cpu) in sorted(goals["families"].items()):
         openai = goals["gap"].get(c), goals["cpu"].get(c)
-        beside = "" if None in openai else (
-            f" (OpenAI dialect: {openai[0]:.2f}x and {openai[1]:.2f}x)"
+        beside = (
+            "" if None in openai else (f" (OpenAI dialect: {openai[0]:.2f}x and {openai[1]:.2f}x)")
         )
         out.append(f"- C={c}: Anthropic dialect: bare aiohttp is {gap:.2f}x map-anthropic's "
                    f"throughput; its CPU per request is {cpu:.2f}x bare aiohttp's"
