@@ -12,12 +12,13 @@ the caller's: subclasses implement ``_body`` and ``_accept``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import time
 from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import openai
 
@@ -158,14 +159,20 @@ class Endpoint:
         """The headers the SDK sends with a request to this endpoint (auth when there is a key,
         content type, its User-Agent and ``X-Stainless-*``/``OpenAI-*`` headers, then
         :meth:`_headers`), read off an SDK client built from the same settings, so both
-        transports send the same."""
-        client = self._client()
-        sent = {**client.auth_headers, **client.default_headers}
-        return {
-            name: value
-            for name, value in sent.items()
-            if isinstance(value, str) and not (name == "Authorization" and value == _NO_KEY_AUTH)
-        }
+        transports send the same; built once per process and settings (a client costs ~0.1 s).
+        """
+        settings = json.dumps([type(self).__qualname__, self._base_url(), self._headers()])
+        digest = hashlib.sha256(settings.encode()).hexdigest()  # the key is not kept as such
+        if digest not in _SDK_HEADERS:
+            client = self._client()
+            sent = {**client.auth_headers, **client.default_headers}
+            _SDK_HEADERS[digest] = {
+                name: value
+                for name, value in sent.items()
+                if isinstance(value, str)
+                and not (name == "Authorization" and value == _NO_KEY_AUTH)
+            }
+        return dict(_SDK_HEADERS[digest])
 
     def _client(self, **options: Any) -> openai.AsyncOpenAI:
         """An SDK client for this endpoint, built from :meth:`_base_url` and :meth:`_headers`;
@@ -190,6 +197,7 @@ class Endpoint:
         )
 
 
+_SDK_HEADERS: dict[str, dict[str, str]] = {}
 _NO_KEY = "pairwise-polars-no-key"
 _NO_KEY_AUTH = f"Bearer {_NO_KEY}"
 
@@ -223,6 +231,9 @@ class ChatEndpoint(Endpoint):
     max_response_bytes: int = MAX_RESPONSE_BYTES
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("max_concurrency",)
+    _lazy_chat: ClassVar[bool] = False
+    """True: ``_accept`` may be given the chat still JSON-encoded (a str) and decodes it only
+    when it needs it (a re-ask), so a good reply costs no decode of the request."""
 
     def __post_init__(self) -> None:
         check_bounds(
@@ -250,6 +261,11 @@ class ChatEndpoint(Endpoint):
     ) -> dict[str, Any] | list[dict[str, str]]:
         """A result row, or a new chat to send instead (a re-ask)."""
         raise NotImplementedError
+
+    def _encoded(self, messages: str, extra: Any, state: RunState) -> bytes | None:
+        """The first attempt's body as the fast transport posts it, built without decoding
+        ``messages``; None: build it from the decoded chat with :meth:`_body`."""
+        return None
 
     # -- the engine -------------------------------------------------------------------------
     def _transport(self) -> Transport:
@@ -349,19 +365,28 @@ class ChatEndpoint(Endpoint):
     async def _one(
         self, client: Transport, state: RunState, key: str, messages: str, extra: Any
     ) -> dict[str, Any]:
-        chat = json.loads(messages)
+        chat: list[dict[str, str]] | None = None  # decoded only when a body needs it
+        fast = isinstance(client, WireTransport)
         started = time.perf_counter()
         attempts = retries = 0
         while True:
             attempts += 1
             await state.throttle(len(messages) // 4 + self.max_tokens)
-            body = self._body(chat, extra, state)
+            data = self._encoded(messages, extra, state) if fast and chat is None else None
+            if data is None:
+                decoded: list[dict[str, str]] = json.loads(messages) if chat is None else chat
+                body = self._body(decoded, extra, state)
+                chat = decoded
+                structured = "response_format" in body
+                sending = client.post(body)
+            else:  # an encoded string holds no bare quote: only the body's own key matches
+                structured = b'"response_format":' in data
+                sending = cast(WireTransport, client).post_bytes(data)
             try:
-                reply = await within(client.post(body), self.timeout)
+                reply = await within(sending, self.timeout)
             except RequestFailed as failed:
                 if state.pacer is not None:
                     state.pacer.observe(failed.failure.headers)
-                structured = "response_format" in body
                 try:
                     delay = self._decide(failed.failure, state, structured=structured)
                 except RowError as row:
@@ -377,7 +402,9 @@ class ChatEndpoint(Endpoint):
                 last_error = failed.failure.describe()
             else:
                 state.answered += 1
-                outcome = self._accept(key, reply, chat, extra, attempts)
+                if chat is None and not self._lazy_chat:
+                    chat = json.loads(messages)
+                outcome = self._accept(key, reply, cast(Any, chat or messages), extra, attempts)
                 if isinstance(outcome, list):  # re-ask with this chat
                     chat = outcome
                     continue

@@ -3,7 +3,8 @@ switch, the stop flag and the counts that decide failing fast."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from pairwise_polars.engine._limits import Limiter
 from pairwise_polars.engine._pacing import Pacer
@@ -21,6 +22,8 @@ class RunState:
     secrets: tuple[str | None, ...] = ()  # the key (and the URL's): redacted from replies
     unusable: int = 0  # before the first reply: attempts lost on the wire or to too long waits
     pacer: Pacer | None = None  # the provider's rate-limit headers: a pause shared by all workers
+    encoded: dict[Any, tuple[bytes, bytes]] = field(default_factory=dict)
+    """A body's encoded bytes before and after its messages, by (structured, rubric)."""
 
     async def throttle(self, tokens: int) -> None:
         if self.pacer is not None:

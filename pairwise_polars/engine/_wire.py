@@ -13,7 +13,9 @@ for endpoints that need its behaviour.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 from urllib.request import getproxies, proxy_bypass
@@ -80,6 +82,46 @@ def encode(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
+_SPACED = ('"}, {"role": "', '{"role": "', '", "content": "')
+_COMPACT = ('"},{"role":"', '{"role":"', '","content":"')
+
+
+def compact_chat(messages: str) -> str | None:
+    """Chat messages as a rendered metric stores them (``json.dumps`` of ``[{"role": ...,
+    "content": ...}]``, default separators) in the compact form :func:`encode` writes, without
+    decoding them; None when they are not of that shape.
+
+    Exact because a ``"`` inside an encoded string is always escaped (a backslash before it),
+    so the spaced separators, each holding a ``"`` after a space or a brace, occur only between
+    values.
+
+    >>> compact_chat('[{"role": "user", "content": "Hi, there: you"}]')
+    '[{"role":"user","content":"Hi, there: you"}]'
+    """
+    if not (messages.startswith('[{"role": "') and messages.endswith('"}]')):
+        return None
+    turns = messages.count(_SPACED[1])
+    if messages.count(_SPACED[2]) != turns or messages.count(_SPACED[0]) != turns - 1:
+        return None
+    for spaced, compact in zip(_SPACED, _COMPACT, strict=True):
+        messages = messages.replace(spaced, compact)
+    return messages
+
+
+@lru_cache(maxsize=8)
+def _ssl_context(_cert_file: str | None, _cert_dir: str | None) -> Any:
+    # Loading the certificates measured ~30 ms: once per process (and certificate settings).
+    return create_ssl_context()
+
+
+def ssl_for(url: str, proxy: str | None) -> Any:
+    """The SDK's SSL context (its certificates, ``SSL_CERT_FILE``/``SSL_CERT_DIR``), built once
+    per process; none is built for a plain ``http://`` endpoint without an HTTPS proxy."""
+    if not url.startswith("https:") and not (proxy or "").startswith("https:"):
+        return True  # aiohttp's own default, built at import: nothing to load here
+    return _ssl_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
 class WireTransport:
     """The fast path: one aiohttp session, ``limit`` connections kept alive, posting to
     ``url + path`` (another API's path, e.g. Anthropic's Messages, in ``path``)."""
@@ -107,7 +149,7 @@ class WireTransport:
             connector=aiohttp.TCPConnector(
                 limit=limit,
                 keepalive_timeout=KEEPALIVE_S,
-                ssl=create_ssl_context(),  # the SDK's certificates (and SSL_CERT_FILE)
+                ssl=ssl_for(self._url, self._proxy),
             ),
             # total: connect to last byte (a dripping server is cut off, not waited on per read)
             timeout=aiohttp.ClientTimeout(
@@ -120,9 +162,13 @@ class WireTransport:
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
+        return await self.post_bytes(encode(body))
+
+    async def post_bytes(self, data: bytes) -> Any:
+        """Post a body already encoded (:func:`encode`'s bytes); the decoded JSON reply."""
         try:
             async with self._session.post(
-                self._url, data=encode(body), allow_redirects=False, proxy=self._proxy
+                self._url, data=data, allow_redirects=False, proxy=self._proxy
             ) as response:
                 status, headers = response.status, response.headers
                 raw = await read_capped(

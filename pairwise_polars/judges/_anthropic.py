@@ -128,6 +128,8 @@ class AnthropicJudge(ChatEndpoint):
         overridden = {name.lower() for name in extra}
         return {n: v for n, v in headers.items() if n.lower() not in overridden} | extra
 
+    _lazy_chat: ClassVar[bool] = True  # verdict_row decodes the chat for a re-ask only
+
     def _transport(self) -> Transport:
         self._check_key()
         return WireTransport(

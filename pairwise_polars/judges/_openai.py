@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import polars as pl
 
@@ -14,6 +14,7 @@ from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
+from pairwise_polars.engine._wire import compact_chat, encode
 from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score, logprobs_of
 from pairwise_polars.judges._protocol import JudgeTraits
 from pairwise_polars.judges._verdict import score_schema, verdict_row
@@ -52,6 +53,8 @@ class OpenAIJudge(ChatEndpoint):
     """``"logprobs"``: the score is the rubric's expectation over the probabilities of the
     rubric's tokens where the model wrote its score (endpoints that return ``logprobs``:
     OpenAI, vLLM); a reply without them keeps its written score, and ``score_source`` says so."""
+
+    _lazy_chat: ClassVar[bool] = True  # verdict_row decodes the chat for a re-ask only
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -121,6 +124,22 @@ class OpenAIJudge(ChatEndpoint):
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
             }
         return with_extra(body, self.extra_body)
+
+    def _encoded(self, messages: str, extra: Any, state: RunState) -> bytes | None:
+        """``encode(self._body(chat, ...))`` without decoding the chat: the stored messages made
+        compact and put between the rest of the body, encoded once per run and rubric."""
+        chat = compact_chat(messages)
+        if chat is None or "messages" in (self.extra_body or {}):  # extra_body's messages win
+            return None
+        shape = (state.structured, extra)
+        parts = state.encoded.get(shape)
+        if parts is None:
+            body = self._body([], extra, state)
+            before, marker, after = encode(body).partition(b'"messages":[]')
+            if not marker or list(body)[1:2] != ["messages"]:  # extra_body moved the messages
+                return None
+            parts = state.encoded[shape] = (before + b'"messages":', after)
+        return parts[0] + chat.encode() + parts[1]
 
     def _accept(
         self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int

@@ -3,6 +3,7 @@ answer parsed strictly, re-asked once when it is not valid, then an error row (n
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pairwise_polars.engine._completion import Completion
@@ -18,22 +19,24 @@ REASK = (
 def verdict_row(
     key: str,
     reply: Completion,
-    chat: list[dict[str, str]],
+    chat: list[dict[str, str]] | str,
     max_score: int,
     attempt: int,
     *,
     model: str,
     reask: bool,
 ) -> dict[str, Any] | list[dict[str, str]]:
-    """The result row of a reply, or the chat to send instead (a re-ask, once)."""
+    """The result row of a reply, or the chat to send instead (a re-ask, once). ``chat`` may
+    still be JSON-encoded: it is decoded only for a re-ask."""
     content = reply.content
     try:
         score, reason = parse_judgement(content, max_score)
     except ReplyError as problem:
-        reasked = any(m["role"] == "assistant" for m in chat)
+        turns: list[dict[str, str]] = json.loads(chat) if isinstance(chat, str) else chat
+        reasked = any(m["role"] == "assistant" for m in turns)
         if reask and not reasked:
             return [
-                *chat,
+                *turns,
                 {"role": "assistant", "content": content or ""},
                 {"role": "user", "content": REASK.format(problem=problem, max_score=max_score)},
             ]

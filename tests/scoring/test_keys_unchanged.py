@@ -1,0 +1,41 @@
+"""Request keys and messages are the bytes they were before templates were compiled: a cache
+written by an earlier version is hit in full. The expected keys were written by the package
+before metrics/_compiled.py existed (data/keys_before_compiled_templates.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+import pairwise_polars as pp
+from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._cache import JudgementCache
+from pairwise_polars.scoring._prepare import prepare
+
+FROZEN = Path(__file__).with_name("data") / "keys_before_compiled_templates.json"
+
+
+def test_keys_and_messages_match_the_earlier_version() -> None:
+    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
+    judge = pp.OpenAIJudge(frozen["model"], base_url=frozen["base_url"], api_key="k")
+    pairs = pl.DataFrame(frozen["pairs"])
+    prepared = prepare(pairs, frozen["metrics"], judge=judge, both_orders=True)
+    assert prepared.requests.select("key", "messages").to_dicts() == frozen["requests"]
+
+
+def test_a_cache_written_before_resumes_with_every_request_a_hit(tmp_path: Path) -> None:
+    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
+    path = tmp_path / "cache.sqlite"
+    with JudgementCache(path) as cache:  # what the earlier version stored, by its keys
+        rows = [{"key": r["key"], "raw_score": 1, "reason": "earlier", "judge_model": "m"}
+                for r in frozen["requests"]]  # fmt: skip
+        cache.store(result_frame(rows))
+    # Nothing listens on port 9: a single miss would be an unreachable-judge error.
+    judge = pp.OpenAIJudge(frozen["model"], base_url=frozen["base_url"], api_key="k")
+    scored = pp.score_pairs(pl.DataFrame(frozen["pairs"]), frozen["metrics"], judge=judge,
+                            both_orders=True, cache=path, progress=False)  # fmt: skip
+    assert scored.height == 6 * 4
+    assert scored["error"].null_count() == scored.height
+    assert (scored["reason"].str.contains("earlier")).all()
