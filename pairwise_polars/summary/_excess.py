@@ -6,18 +6,23 @@ alone produces. The excess divergence of a slice is ``m - k``: the mean counterf
 scored counterfactual pairs; ``C``, ``Q``: of scored control pairs).
 
 Groups are the unit, as for every interval of the summary (a group's pairs share a reference,
-and its control pairs share it too). The interval is the cluster-robust (linearised) variance
-of that difference of two ratio means: each group ``g`` contributes
+and its control pairs share it too). The interval is the CR2 cluster-robust variance of that
+difference of two ratio means (the regression of the scores on a counterfactual and a control
+indicator, contrast ``(1, -1)``): each group ``g`` contributes
 
-``r_g = (s_g - m n_g) / N - (c_g - k q_g) / Q``
+``u_g = (s_g - m n_g) / (N sqrt(1 - n_g/N)) - (c_g - k q_g) / (Q sqrt(1 - q_g/Q))``
 
-and ``V = G/(G-1) * sum_g r_g^2`` over the ``G`` groups with a scored pair of either kind. The
-bounds are ``m - k -/+ t * sqrt(V)`` with a Student t quantile on Satterthwaite's degrees of
-freedom (``2 A^2 / (B - A^2 / G)``, ``A = sum r_g^2``, ``B = sum r_g^4``, kept in
-``[1, G - 1]``, as for the mean), clipped to ``[-1, 1]``. Everything is a function of the
+and ``V = sum_g u_g^2``. The bounds are ``m - k -/+ t * sqrt(V)`` with a Student t quantile on
+the smaller of Bell and McCaffrey's degrees of freedom for that contrast (from the group sizes
+only: the eigenvalues of ``G'G`` are those of ``diag(d) - x x' - y y'``) and Satterthwaite's
+from the data, clipped to ``[-1, 1]``. When either side shows no spread between groups (every
+control scored 0, say) a linearised variance has nothing to estimate: the bounds are MOVER's
+(Zou and Donner), combining the mean's Wilson interval and the control mean's, computed the
+same way (see :mod:`pairwise_polars.summary._intervals`). Everything is a function of the
 per-group sums, so a merged block of sums gives the same interval. With no scored control pair
-(or no counterfactual one) the figures are null; with one group the bounds are null.
-``benchmarks/bench_excess.py`` simulates its coverage with and without an effect.
+(or no counterfactual one) the figures are null; with one group, or one group holding every
+pair of a side, the bounds are null (inconclusive). ``benchmarks/bench_coverage.py`` simulates
+its coverage with no effect, a uniform one and one in 20% of the groups.
 """
 
 from __future__ import annotations

@@ -258,3 +258,67 @@ def test_combine_without_error_counts_names_no_commonest_error() -> None:
     local = pp.aggregate(data, **options)
     assert_frame_equal(summary.drop("top_error"), local.drop("top_error"))
     assert summary["top_error"].dtype == pl.String and summary["top_error"].null_count() == 1
+
+
+def test_degrees_of_freedom_are_never_floored_below_a_whole_number() -> None:
+    from pairwise_polars.summary._intervals import t_quantiles
+
+    frame = pl.DataFrame({"df": [5 - 1e-12, 4.5, 2.0]})
+    got = frame.select(t_quantiles(frame, "df", 0.975)).to_series().to_list()
+    assert got[0] == pytest.approx(t_quantile(0.975, 5), abs=1e-12)  # not t(4)
+    assert t_quantile(0.975, 5) < got[1] < t_quantile(0.975, 4)  # fractional, not t(4)
+    assert got[2] == pytest.approx(t_quantile(0.975, 2), abs=1e-12)
+
+
+def test_unequal_group_sizes_take_bell_mccaffrey_degrees_of_freedom() -> None:
+    # Groups of alternately 1 and 20 pairs: the CR2 degrees of freedom are 1.3 / 4.5 / 15.5 at
+    # 5 / 10 / 30 groups (issue 23), far below G - 1.
+    from pairwise_polars.summary._intervals import DESIGN_DF, design_sums
+
+    for groups, expected in ((5, 1.31), (10, 4.50), (30, 15.50)):
+        sizes = pl.DataFrame({"n": [1 if g % 2 == 0 else 20 for g in range(groups)]})
+        assert sizes.select(design_sums("n"))[DESIGN_DF].item() == pytest.approx(expected, abs=0.01)
+    # A slice of such groups gets a wider interval than one of equal sizes with the same spread.
+    scores = [
+        (g, 1.0 if g % 4 == 1 and i == 0 else 0.0)
+        for g in range(10)
+        for i in range(1 if g % 2 == 0 else 20)
+    ]
+    data = pl.DataFrame(
+        {"group_id": [g for g, _ in scores], "metric": "m", "score": [s for _, s in scores]}
+    )
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["divergence_rate_high"] > 0.1
+
+
+def test_excess_of_all_equal_scores_is_not_a_point() -> None:
+    # Every counterfactual and control pair scores 0 in 5 groups: the former interval was
+    # [0, 0] (17% of replicates at 5 groups); with no spread the bounds are MOVER's on each
+    # side's worst-case interval, so they hold 0 with a width.
+    data = pl.DataFrame(
+        {"metric": "m", "group_id": [g for g in range(5) for _ in range(4)],
+         "pair_kind": ["counterfactual", "counterfactual", "counterfactual", "control"] * 5,
+         "score": 0.0}
+    )  # fmt: skip
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence"] == 0.0
+    assert row["excess_divergence_low"] < -0.2 and row["excess_divergence_high"] > 0.2
+    # Controls all 0 while the variants spread: the interval is not the Wald one, which
+    # excluded 0 without any bias when the controls showed no spread.
+    data = data.with_columns(
+        score=pl.when((pl.col("pair_kind") == "counterfactual") & (pl.col("group_id") == 0))
+        .then(0.25)
+        .otherwise(0.0)
+    )
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence_low"] < 0 < row["excess_divergence_high"]
+
+
+def test_one_group_holding_every_control_leaves_the_excess_unbounded() -> None:
+    data = pl.DataFrame(
+        {"metric": "m", "group_id": [0, 0, 1, 2], "score": [0.0, 0.5, 0.25, 0.5],
+         "pair_kind": ["control", "counterfactual", "counterfactual", "counterfactual"]}
+    )  # fmt: skip
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence"] is not None
+    assert row["excess_divergence_low"] is None and row["excess_divergence_high"] is None
