@@ -362,7 +362,7 @@ def report(rows: list[dict], reps: int, save: str | None = None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--grid", choices=tuple(GRIDS), default="primary")
     parser.add_argument("--only", choices=("rates", "excess", "both"), default="both")

@@ -7,6 +7,7 @@ closed forms from per-group sums."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def wilson(m: float, n_eff: float, q: float) -> tuple[float, float]:
 
 
 def clustered_wilson(
-    values: dict[object, list[float]], confidence: float, *, rate: bool
+    values: dict[Any, list[float]], confidence: float, *, rate: bool
 ) -> tuple[float, float] | None:
     """A rate's or the mean's interval from each group's values (see ``_intervals``)."""
     groups = [v for v in values.values() if v]
