@@ -21,7 +21,12 @@ from pairwise_polars.summary._attribute_effect import (
 )
 from pairwise_polars.summary._duplicates import refuse_duplicates
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
-from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
+from pairwise_polars.summary._intervals import (
+    MEAN,
+    design_sums,
+    residual_sums,
+    with_intervals,
+)
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
 from pairwise_polars.summary._ppi import (
     LABEL_SUM_COLUMNS,
@@ -269,6 +274,7 @@ def combine(
                 "n_equivalent",
                 "n_divergent",
                 "score_sum",
+                "score_sq_sum",
                 "n_out_of_range",
                 "n_both_orders",
                 "position_gap_sum",
@@ -277,6 +283,7 @@ def combine(
             *residual_sums("n_equivalent", "n_scored", "equivalence_rate"),
             *residual_sums("n_divergent", "n_scored", "divergence_rate"),
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
+            *design_sums("n_scored"),
             pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
             *excess_sums(),
             *(ppi_sums() if labelled else []),

@@ -6,18 +6,23 @@ alone produces. The excess divergence of a slice is ``m - k``: the mean counterf
 scored counterfactual pairs; ``C``, ``Q``: of scored control pairs).
 
 Groups are the unit, as for every interval of the summary (a group's pairs share a reference,
-and its control pairs share it too). The interval is the cluster-robust (linearised) variance
-of that difference of two ratio means: each group ``g`` contributes
+and its control pairs share it too). The interval is the CR2 cluster-robust variance of that
+difference of two ratio means (the regression of the scores on a counterfactual and a control
+indicator, contrast ``(1, -1)``): each group ``g`` contributes
 
-``r_g = (s_g - m n_g) / N - (c_g - k q_g) / Q``
+``u_g = (s_g - m n_g) / (N sqrt(1 - n_g/N)) - (c_g - k q_g) / (Q sqrt(1 - q_g/Q))``
 
-and ``V = G/(G-1) * sum_g r_g^2`` over the ``G`` groups with a scored pair of either kind. The
-bounds are ``m - k -/+ t * sqrt(V)`` with a Student t quantile on Satterthwaite's degrees of
-freedom (``2 A^2 / (B - A^2 / G)``, ``A = sum r_g^2``, ``B = sum r_g^4``, kept in
-``[1, G - 1]``, as for the mean), clipped to ``[-1, 1]``. Everything is a function of the
+and ``V = sum_g u_g^2``. The bounds are ``m - k -/+ t * sqrt(V)`` with a Student t quantile on
+the smaller of Bell and McCaffrey's degrees of freedom for that contrast (from the group sizes
+only: the eigenvalues of ``G'G`` are those of ``diag(d) - x x' - y y'``) and Satterthwaite's
+from the data, clipped to ``[-1, 1]``. When either side shows no spread between groups (every
+control scored 0, say) a linearised variance has nothing to estimate: the bounds are MOVER's
+(Zou and Donner), combining the mean's Wilson interval and the control mean's, computed the
+same way (see :mod:`pairwise_polars.summary._intervals`). Everything is a function of the
 per-group sums, so a merged block of sums gives the same interval. With no scored control pair
-(or no counterfactual one) the figures are null; with one group the bounds are null.
-``benchmarks/bench_excess.py`` simulates its coverage with and without an effect.
+(or no counterfactual one) the figures are null; with one group, or one group holding every
+pair of a side, the bounds are null (inconclusive). ``benchmarks/bench_coverage.py`` simulates
+its coverage with no effect, a uniform one and one in 20% of the groups.
 """
 
 from __future__ import annotations
@@ -26,8 +31,12 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pairwise_polars.summary._intervals import satterthwaite
-from pairwise_polars.summary._student_t import t_quantile
+from pairwise_polars.summary._intervals import (
+    MEAN,
+    NO_SPREAD,
+    satterthwaite_df,
+    t_quantiles,
+)
 
 EXCESS = "excess_divergence"
 CONTROL_MEAN = "control_mean_divergence"
@@ -60,42 +69,117 @@ def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> p
 
 def excess_sums() -> list[pl.Expr]:
     """Aggregations over a slice's per-group sums (``score_sum``, ``n_scored``,
-    ``control_score_sum``, ``n_control_scored``): the residual sums of the excess and the
-    number of groups it rests on."""
-    n, s = pl.col("n_scored"), pl.col("score_sum")
-    q, c = pl.col("n_control_scored"), pl.col("control_score_sum")
+    ``control_score_sum``, ``n_control_scored``): the residual sums of the excess (plain and
+    CR2-scaled), its Bell-McCaffrey degrees of freedom, the control side's own residual sums
+    and sizes, and the number of groups it rests on."""
+    n, s = pl.col("n_scored").cast(pl.Float64), pl.col("score_sum")
+    q, c = pl.col("n_control_scored").cast(pl.Float64), pl.col("control_score_sum")
     big_n, big_q = n.sum(), q.sum()
     m, k = s.sum() / big_n, c.sum() / big_q
     r = (s - m * n) / big_n - (c - k * q) / big_q
+    # CR2: each side's residual scaled by 1 / sqrt(1 - leverage), the leverage of a group
+    # being its share of that side's pairs.
+    a, b = 1 / (1 - n / big_n).sqrt(), 1 / (1 - q / big_q).sqrt()
+    u = (s - m * n) * a / big_n - (c - k * q) * b / big_q
+    # Bell-McCaffrey: the eigenvalues of G'G are those of diag(d) - x x' - y y'.
+    d = a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)
+    x2 = a * a * n * n / (big_n * big_n * big_n)
+    y2 = b * b * q * q / (big_q * big_q * big_q)
+    xy = a * b * n * q / (big_n * big_q).pow(1.5)
+    trace = d.sum() - x2.sum() - y2.sum()
+    frobenius = (
+        (d * d).sum()
+        - 2 * (d * x2).sum()
+        - 2 * (d * y2).sum()
+        + x2.sum() ** 2
+        + y2.sum() ** 2
+        + 2 * xy.sum() ** 2
+    )
     both = (big_n > 0) & (big_q > 0)
+    whole = ((n / big_n) < 1).all() & ((q / big_q) < 1).all()
+    control_r = c - k * q
+    control_u2 = control_r * control_r / (1 - q / big_q)
     return [
         pl.when(both).then((r * r).sum()).alias("__excess_r2"),
         pl.when(both).then((r * r * r * r).sum()).alias("__excess_r4"),
+        pl.when(both).then((u * u).sum()).alias("__excess_u2"),
+        pl.when(both).then((u * u * u * u).sum()).alias("__excess_u4"),
+        pl.when(both & whole).then(trace * trace / frobenius).alias("__excess_bm"),
+        pl.when(big_q > 0).then(control_u2.sum()).alias("__control_u2"),
+        pl.when(big_q > 0).then((control_u2 * control_u2).sum()).alias("__control_u4"),
+        (q * q).sum().alias("__control_n_sq"),
+        pl.when((big_q > 0) & ((q / big_q) < 1).all()).then(_design_df(q)).alias("__control_bm"),
         ((n > 0) | (q > 0)).sum().cast(pl.Int64).alias("__excess_groups"),
+        (q > 0).sum().cast(pl.Int64).alias("__control_groups"),
     ]
+
+
+def _design_df(n: pl.Expr) -> pl.Expr:
+    """Bell-McCaffrey degrees of freedom of a mean's CR2 variance (see ``design_sums``)."""
+    big_n = n.sum()
+    d = n / (1 - n / big_n)
+    f = (d * d).sum() - 2 / big_n * (d * d * n).sum() + (d * n).sum() ** 2 / (big_n * big_n)
+    return big_n * big_n / f
 
 
 def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     """Add ``control_mean_divergence``, ``excess_divergence`` and its ``_low`` / ``_high``
-    bounds to a frame with one row per slice holding the sums of :func:`excess_sums`."""
-    groups = pl.col("__excess_groups")
-    a, b = pl.col("__excess_r2"), pl.col("__excess_r4")
-    frame = summary.with_columns(satterthwaite(a, b, groups).cast(pl.Int64).alias("__excess_df"))
+    bounds to a frame with one row per slice holding the sums of :func:`excess_sums` and the
+    bounds of the mean divergence."""
     p = 0.5 + confidence / 2
-    degrees = sorted({int(v) for v in frame["__excess_df"].drop_nulls().unique().to_list()})
-    quantiles = {df: t_quantile(p, df) for df in degrees}
-    q = pl.col("__excess_df").replace_strict(quantiles, default=None, return_dtype=pl.Float64)
-    scored, controls = pl.col("n_scored"), pl.col("n_control_scored")
-    control_mean = pl.when(controls > 0).then(pl.col("control_score_sum") / controls)
-    excess = pl.when((scored > 0) & (controls > 0)).then(
-        pl.col("score_sum") / scored - pl.col("control_score_sum") / controls
+    groups = pl.col("__excess_groups")
+    frame = summary.with_columns(
+        pl.min_horizontal(
+            pl.col("__excess_bm"),
+            satterthwaite_df(pl.col("__excess_u2"), pl.col("__excess_u4"), groups),
+        ).alias("__excess_df"),
+        pl.min_horizontal(
+            pl.col("__control_bm"),
+            satterthwaite_df(
+                pl.col("__control_u2"), pl.col("__control_u4"), pl.col("__control_groups")
+            ),
+        ).alias("__control_df"),
     )
-    g = groups.cast(pl.Float64)
-    half = q * (g / (g - 1) * a).sqrt()
-    bounded = (scored > 0) & (controls > 0) & (groups > 1)
+    q = t_quantiles(frame, "__excess_df", p)
+    q_control = t_quantiles(frame, "__control_df", p)
+    scored, controls = pl.col("n_scored"), pl.col("n_control_scored")
+    big_q = controls.cast(pl.Float64)
+    k = pl.col("control_score_sum") / big_q
+    m = pl.col("score_sum") / scored
+    control_mean = pl.when(controls > 0).then(k)
+    excess = pl.when((scored > 0) & (controls > 0)).then(m - k)
+    half = q * pl.col("__excess_u2").sqrt()
+    # A side without spread between groups has no variance to linearise: MOVER (Zou and
+    # Donner) combines each side's own Wilson interval, which has a worst-case width there.
+    control_variance = pl.col("__control_u2") / (big_q * big_q)
+    binomial = k * (1 - k)
+    control_spread = control_variance > NO_SPREAD * binomial / big_q
+    n_eff = (
+        pl.when(control_spread)
+        .then(binomial / pl.max_horizontal(control_variance, binomial / big_q))
+        .otherwise(big_q * big_q / pl.col("__control_n_sq"))
+    )
+    k_low, k_high = _wilson(k, n_eff, q_control)
+    cf_spread = pl.col(f"{MEAN}_u2") > NO_SPREAD * (m * (1 - m)) * scored
+    m_low, m_high = pl.col(f"{MEAN}_low"), pl.col(f"{MEAN}_high")
+    mover_low = excess - ((m - m_low) ** 2 + (k_high - k) ** 2).sqrt()
+    mover_high = excess + ((m_high - m) ** 2 + (k - k_low) ** 2).sqrt()
+    mover = ~(cf_spread & control_spread)
+    low = pl.when(mover).then(mover_low).otherwise(excess - half)
+    high = pl.when(mover).then(mover_high).otherwise(excess + half)
+    # One group holding every pair of a side leaves that side's spread unknown: no interval.
+    whole = pl.col("__excess_bm").is_null()
+    bounded = (scored > 0) & (controls > 0) & (groups > 1) & ~whole
     return frame.with_columns(
         control_mean.alias(CONTROL_MEAN),
         excess.alias(EXCESS),
-        pl.when(bounded).then((excess - half).clip(-1.0, 1.0)).alias(f"{EXCESS}_low"),
-        pl.when(bounded).then((excess + half).clip(-1.0, 1.0)).alias(f"{EXCESS}_high"),
-    ).drop("__excess_r2", "__excess_r4", "__excess_groups", "__excess_df")
+        pl.when(bounded).then(low.clip(-1.0, 1.0)).alias(f"{EXCESS}_low"),
+        pl.when(bounded).then(high.clip(-1.0, 1.0)).alias(f"{EXCESS}_high"),
+    ).drop(c for c in frame.columns if c.startswith(("__excess", "__control")))
+
+
+def _wilson(m: pl.Expr, n_eff: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    denominator = 1 + q * q / n_eff
+    centre = (m + q * q / (2 * n_eff)) / denominator
+    half = q * (m * (1 - m) / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
+    return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)

@@ -2,22 +2,33 @@
 
 Pairs of one group share a reference (or a prompt), so their scores are correlated; groups are
 taken as independent, pairs within a group as arbitrarily correlated. For a share (a rate) or a
-mean of scores in [0, 1] over ``N`` scored pairs in ``G`` groups with estimate ``m``:
+mean of scores in [0, 1] over ``N`` scored pairs in ``G`` groups (group ``g``: ``n_g`` pairs,
+sum ``s_g``) with estimate ``m = S / N``:
 
-- the ratio estimator's cluster-robust variance ``V = G/(G-1) * sum_g r_g^2 / N^2``, with
-  ``r_g = s_g - m * n_g`` (``s_g``, ``n_g``: the group's sum and count);
-- the effective sample size ``n_eff = m(1-m) / V``: the number of independent 0/1 outcomes
-  whose binomial variance equals ``V`` (for a rate at most ``N``: a design effect below 1 is
-  not trusted). When the data show no spread (every value equal, so ``V = 0``) there is no
-  variance to estimate and ``n_eff = N``;
-- the Wilson score interval for ``m`` on ``n_eff`` with a Student t quantile instead of z: ``G - 1``
-  degrees of freedom for the rates; for the mean, Satterthwaite's degrees of freedom for the
-  variance (``2 A^2 / (B - A^2 / G)`` with ``A = sum r_g^2``, ``B = sum r_g^4``, rounded down
-  and kept in ``[1, G - 1]``), which fall towards 1 when one or two groups carry the variance,
-  as they do when scores are skewed near 0.
+- the variance is the CR2 (bias-reduced linearisation) cluster-robust variance of the mean,
+  ``V = sum_g r_g^2 / (1 - n_g / N) / N^2`` with ``r_g = s_g - m n_g``: the regression of the
+  scores on a constant has leverage ``n_g / N`` in group ``g``, and CR2 scales each group's
+  residual by the inverse square root of one minus it (equal sizes: ``G / (G - 1)``, CR1);
+- the effective sample size ``n_eff = m(1-m) / max(V, s^2 / N)``: the number of independent
+  0/1 outcomes whose binomial variance equals ``V``, where ``s^2`` is the variance of one pair's
+  score (``m(1-m)`` for a rate, so ``n_eff <= N``): a design effect below 1 is never trusted.
+  When the slice shows no spread between groups (``V = 0``: every group's mean is equal, e.g.
+  no events at all) the variance cannot be estimated and ``n_eff`` is the worst case,
+  ``N^2 / sum_g n_g^2`` (pairs of a group perfectly correlated: ``G`` for equal sizes);
+- the Wilson score interval for ``m`` on ``n_eff`` with a Student t quantile instead of z, on
+  the smaller of two degrees of freedom, both fractional (rounded down to 1/100, never to a
+  whole number): Bell and McCaffrey's
+  for CR2 (``N^2 / F`` with ``F = sum d_g^2 - 2/N sum d_g v_g + (sum v_g)^2 / N^2``,
+  ``d_g = n_g / (1 - n_g/N)``, ``v_g = n_g d_g``: ``G - 1`` for equal sizes, 1.3 / 4.5 / 15.5
+  at 5 / 10 / 30 groups of 1 and 20 pairs), which depends on the sizes only, and
+  Satterthwaite's from the data (``2 A^2 / (B - A^2 / G)`` with ``A``, ``B`` the sums of the
+  scaled residuals' squares and fourth powers), which falls towards 1 when one or two groups
+  carry the variance, as they do when a rate is near 0 or 1.
 
-With one group there is no between-group variance and the bounds are null. The choice was
-simulated, not assumed: ``benchmarks/bench_intervals.py`` measures coverage and width.
+Everything is a function of the per-group counts and sums (and ``score_sq_sum``), so merged
+blocks give the same bounds. With one group the bounds are null. The choice was simulated, not
+assumed: ``benchmarks/bench_coverage.py`` measures coverage and width on a grid of group
+counts, sizes, correlations and true values.
 """
 
 from __future__ import annotations
@@ -29,67 +40,96 @@ from pairwise_polars.summary._student_t import t_quantile
 RATES = {"equivalence_rate": "n_equivalent", "divergence_rate": "n_divergent"}
 """Each rate of the summary and the group sum counting its hits."""
 MEAN = "mean_divergence"
-_NO_SPREAD = 1e12  # an n_eff beyond N * this is rounding noise of a zero variance
+DESIGN_DF = "__bm_df"
+SIZE_SQ = "__n_sq_sum"
+MASS_AWAY = 3.0  # groups' worth of mean away from 0 and 1 before a score's spread is trusted
+NO_SPREAD = 1e-12  # a variance below this share of the binomial one is rounding noise of 0
+_DF_GRID = 100  # degrees of freedom are rounded down to 1/100 below 30, to whole numbers above
 
 
 def residual_sums(total: str, count: str, name: str, *, fourth: bool = False) -> list[pl.Expr]:
     """Aggregations over a slice's per-group sums: ``{name}_r2`` (and ``{name}_r4``), the sums
-    of ``r_g^2`` (and ``r_g^4``) with ``r_g = total_g - m * count_g``."""
-    m = pl.col(total).sum() / pl.col(count).sum()
-    r = pl.col(total) - m * pl.col(count)
-    scored = pl.col(count).sum() > 0
-    out = [pl.when(scored).then((r * r).sum()).alias(f"{name}_r2")]
+    of ``r_g^2`` (and ``r_g^4``) with ``r_g = total_g - m * count_g``, and ``{name}_u2`` /
+    ``{name}_u4``, those of the CR2-scaled residual ``r_g / sqrt(1 - count_g / N)``."""
+    n = pl.col(count)
+    m = pl.col(total).sum() / n.sum()
+    r = pl.col(total) - m * n
+    # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
+    u2 = r * r / (1 - n / n.sum())
+    scored = n.sum() > 0
+    out = [
+        pl.when(scored).then((r * r).sum()).alias(f"{name}_r2"),
+        pl.when(scored).then(u2.sum()).alias(f"{name}_u2"),
+        pl.when(scored).then((u2 * u2).sum()).alias(f"{name}_u4"),
+    ]
     if fourth:
         out.append(pl.when(scored).then((r * r * r * r).sum()).alias(f"{name}_r4"))
     return out
 
 
+def design_sums(count: str) -> list[pl.Expr]:
+    """Aggregations over a slice's per-group counts: Bell and McCaffrey's degrees of freedom
+    of the CR2 variance of a mean (``__bm_df``) and ``sum_g n_g^2`` (``__n_sq_sum``)."""
+    n = pl.col(count).cast(pl.Float64)
+    big_n = n.sum()
+    share = n / big_n
+    d = n / (1 - share)
+    f = (d * d).sum() - 2 / big_n * (d * d * n).sum() + (d * n).sum() ** 2 / (big_n * big_n)
+    usable = (share < 1).all() & (big_n > 0)
+    return [
+        pl.when(usable).then(big_n * big_n / f).alias(DESIGN_DF),
+        (n * n).sum().alias(SIZE_SQ),
+    ]
+
+
 def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     """Add the estimate and ``_low`` / ``_high`` bounds of both rates and of the mean to a frame
-    with one row per slice holding ``n_scored``, ``n_groups``, the hit counts, ``score_sum``
-    and the residual sums of :func:`residual_sums`."""
+    with one row per slice holding ``n_scored``, ``n_groups``, the hit counts, ``score_sum``,
+    ``score_sq_sum`` and the sums of :func:`residual_sums` and :func:`design_sums`."""
+    n = pl.col("n_scored").cast(pl.Float64)
+    estimates = {name: pl.col(hits).cast(pl.Float64) / n for name, hits in RATES.items()}
+    estimates[MEAN] = pl.col("score_sum") / n
     groups = pl.col("n_groups")
-    mean_df = satterthwaite(pl.col(f"{MEAN}_r2"), pl.col(f"{MEAN}_r4"), groups)
     frame = summary.with_columns(
-        (groups - 1).clip(lower_bound=1).cast(pl.Int64).alias("__df_rate"),
-        mean_df.cast(pl.Int64).alias("__df_mean"),
+        pl.min_horizontal(
+            pl.col(DESIGN_DF),
+            satterthwaite_df(pl.col(f"{name}_u2"), pl.col(f"{name}_u4"), groups),
+        ).alias(f"__df_{name}")
+        for name in estimates
     )
-    degrees = {
-        int(v)
-        for column in ("__df_rate", "__df_mean")
-        for v in frame[column].drop_nulls().unique().to_list()
-    }
     p = 0.5 + confidence / 2
-    quantiles = {df: t_quantile(p, df) for df in sorted(degrees)}
-
-    def q(column: str) -> pl.Expr:
-        return pl.col(column).replace_strict(quantiles, default=None, return_dtype=pl.Float64)
-
-    n = pl.col("n_scored").cast(pl.Float64)
     columns: list[pl.Expr] = []
-    for name, hits in RATES.items():
-        estimate = pl.col(hits).cast(pl.Float64) / n
-        columns += _bounds(name, estimate, pl.col(f"{name}_r2"), q("__df_rate"), cap=True)
-    estimate = pl.col("score_sum") / n
-    columns += _bounds(MEAN, estimate, pl.col(f"{MEAN}_r2"), q("__df_mean"), cap=False)
-    return frame.with_columns(columns).drop("__df_rate", "__df_mean")
+    for name, m in estimates.items():
+        pair_variance = m * (1 - m)
+        if name == MEAN:
+            # Scores between 0 and 1 may have less spread than 0/1 outcomes of the same mean;
+            # trusted only with mass away from the nearer bound in enough groups: near it,
+            # rare large scores carry the mean and the observed spread understates theirs.
+            away = groups.cast(pl.Float64) * pl.min_horizontal(m, 1 - m)
+            observed = (pl.col("score_sq_sum") / n - m * m).clip(lower_bound=0.0)
+            pair_variance = pl.when(away >= MASS_AWAY).then(observed).otherwise(pair_variance)
+        q = t_quantiles(frame, f"__df_{name}", p)
+        columns += _bounds(name, m, pl.col(f"{name}_u2") / (n * n), pair_variance, q)
+    return frame.with_columns(columns).drop(f"__df_{name}" for name in estimates)
 
 
-def _bounds(name: str, m: pl.Expr, r2: pl.Expr, q: pl.Expr, *, cap: bool) -> list[pl.Expr]:
+def _bounds(
+    name: str, m: pl.Expr, variance: pl.Expr, pair_variance: pl.Expr, q: pl.Expr
+) -> list[pl.Expr]:
     n = pl.col("n_scored").cast(pl.Float64)
-    g = pl.col("n_groups").cast(pl.Float64)
-    variance = g / (g - 1) * r2 / (n * n)
     binomial = m * (1 - m)
-    n_eff = binomial / variance
-    spread = (variance > 0) & (binomial > 0) & (n_eff < n * _NO_SPREAD)
-    n_eff = pl.when(spread).then(n_eff).otherwise(n)
-    if cap:
-        n_eff = pl.min_horizontal(n_eff, n)
+    spread = variance > NO_SPREAD * binomial / n
+    worst = n * n / pl.col(SIZE_SQ)
+    n_eff = (
+        pl.when(spread)
+        .then(binomial / pl.max_horizontal(variance, pair_variance / n))
+        .otherwise(worst)
+    )
     denominator = 1 + q * q / n_eff
     centre = (m + q * q / (2 * n_eff)) / denominator
     half = q * (binomial / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
     scored = pl.col("n_scored") > 0
-    bounded = scored & (pl.col("n_groups") > 1)
+    bounded = scored & (pl.col("n_groups") > 1) & q.is_not_null()
     return [
         pl.when(scored).then(m).alias(name),
         pl.when(bounded).then((centre - half).clip(0.0, 1.0)).alias(f"{name}_low"),
@@ -97,12 +137,35 @@ def _bounds(name: str, m: pl.Expr, r2: pl.Expr, q: pl.Expr, *, cap: bool) -> lis
     ]
 
 
-def satterthwaite(a: pl.Expr, b: pl.Expr, groups: pl.Expr) -> pl.Expr:
-    """Degrees of freedom of the cluster-robust variance (``A = sum r^2``, ``B = sum r^4``):
-    ``2 A^2 / (B - A^2 / G)``, rounded down, in ``[1, G - 1]``; ``G - 1`` without spread."""
+def t_quantiles(frame: pl.DataFrame, column: str, p: float) -> pl.Expr:
+    """The ``p`` quantile of Student's t on each row's fractional degrees of freedom in
+    ``column`` (rounded down, to 1/100 below 30 and to a whole number above, so the quantile
+    is never smaller than the exact one and an exact 5 computed as 4.9999999 stays 5; null
+    where the degrees of freedom are null or below 1)."""
+    key = _df_key(pl.col(column))
+    keys = frame.select(key.alias("k")).get_column("k").drop_nulls().unique().to_list()
+    quantiles = {k: t_quantile(p, k / _DF_GRID) for k in keys if k >= _DF_GRID}
+    return key.replace_strict(quantiles, default=None, return_dtype=pl.Float64)
+
+
+def _df_key(df: pl.Expr) -> pl.Expr:
+    fine = (df * _DF_GRID + 1e-6).floor()
+    coarse = (df.clip(upper_bound=1e7) + 1e-8).floor() * _DF_GRID
+    return pl.when(df < 30).then(fine).otherwise(coarse).cast(pl.Int64)
+
+
+def satterthwaite_df(a: pl.Expr, b: pl.Expr, groups: pl.Expr) -> pl.Expr:
+    """Fractional degrees of freedom of a cluster-robust variance (``A = sum r^2``, ``B = sum
+    r^4``): ``2 A^2 / (B - A^2 / G)`` in ``[1, G - 1]``; ``G - 1`` without spread."""
     g = groups.cast(pl.Float64)
     top = (g - 1).clip(lower_bound=1)
     excess = b - a * a / g
-    df = (2 * a * a / excess).floor()
+    df = 2 * a * a / excess
     usable = (a > 0) & (excess > 0) & df.is_finite()
     return pl.when(usable).then(df.clip(1, top)).otherwise(top)
+
+
+def satterthwaite(a: pl.Expr, b: pl.Expr, groups: pl.Expr) -> pl.Expr:
+    """:func:`satterthwaite_df` rounded down to a whole number, for callers whose quantiles
+    are keyed by integers; an exact whole number computed a hair below stays whole."""
+    return (satterthwaite_df(a, b, groups) + 1e-9).floor()

@@ -12,6 +12,7 @@ from polars.testing import assert_frame_equal
 
 import pairwise_polars as pp
 from pairwise_polars.summary._student_t import t_quantile
+from tests.summary.cluster_long_way import clustered_wilson
 
 scores = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]))
 rows = st.lists(
@@ -31,36 +32,6 @@ def frame(data: list[tuple[int, str, str, float | None]]) -> pl.DataFrame:
             "error": [None if r[3] is not None else "judge failed" for r in data],
         }
     )
-
-
-def clustered_wilson(
-    values: dict[object, list[float]], confidence: float, *, rate: bool, skewed_df: bool
-) -> tuple[float, float] | None:
-    """The documented interval, computed the long way from each group's values."""
-    groups = [v for v in values.values() if v]
-    g = len(groups)
-    if g < 2:
-        return None
-    n = sum(len(v) for v in groups)
-    m = sum(sum(v) for v in groups) / n
-    residuals = [sum(v) - m * len(v) for v in groups]
-    variance = g / (g - 1) * sum(r * r for r in residuals) / n**2
-    binomial = m * (1 - m)
-    n_eff = binomial / variance if variance > 0 and binomial > 0 else n
-    if n_eff >= n * 1e12:
-        n_eff = n
-    if rate:
-        n_eff = min(n_eff, n)
-    df = g - 1
-    if skewed_df:
-        a, b = sum(r**2 for r in residuals), sum(r**4 for r in residuals)
-        excess = b - a * a / g
-        if a > 0 and excess > 0:
-            df = min(max(math.floor(2 * a * a / excess), 1), g - 1)
-    q = t_quantile(0.5 + confidence / 2, df)
-    centre = (m + q * q / (2 * n_eff)) / (1 + q * q / n_eff)
-    half = q * math.sqrt(binomial / n_eff + q * q / (4 * n_eff**2)) / (1 + q * q / n_eff)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @settings(max_examples=60, deadline=None)
@@ -99,7 +70,7 @@ def test_aggregate_matches_straightforward_computation(data) -> None:
             ("mean_divergence", "mean", False),
         ):
             values = {g: v[key] for g, v in by_group.items()}
-            expected = clustered_wilson(values, 0.95, rate=rate, skewed_df=not rate)
+            expected = clustered_wilson(values, 0.95, rate=rate)
             if expected is None:
                 assert row[f"{name}_low"] is None and row[f"{name}_high"] is None
                 continue
@@ -157,13 +128,14 @@ def test_few_groups_all_scored_zero_give_a_wide_interval_not_a_point() -> None:
     assert row["equivalence_rate_low"] < 0.1
     result = pp.gate(pp.aggregate(data), max_mean_divergence=0.01, conservative=True)
     assert not result.passed
-    # Many pairs in many groups, all 0: the bound shrinks like a rule of three, never to 0.
+    # Many pairs in many groups, all 0: no spread to estimate, so the pairs of a group count as
+    # one (the worst case): the bound is a rule of three on the groups, never 0.
     many = pl.DataFrame(
         {"group_id": [g for g in range(200) for _ in range(4)], "dimension": "age",
          "metric": "m", "score": 0.0}
     )  # fmt: skip
     high = pp.aggregate(many)["mean_divergence_high"].item()
-    assert 0.0 < high < 3.9 / 800 + 1e-3
+    assert 3.8 / 204 < high < 3.9 / 200
 
 
 def test_skewed_scores_in_few_groups_widen_the_mean_interval() -> None:
@@ -286,3 +258,67 @@ def test_combine_without_error_counts_names_no_commonest_error() -> None:
     local = pp.aggregate(data, **options)
     assert_frame_equal(summary.drop("top_error"), local.drop("top_error"))
     assert summary["top_error"].dtype == pl.String and summary["top_error"].null_count() == 1
+
+
+def test_degrees_of_freedom_are_never_floored_below_a_whole_number() -> None:
+    from pairwise_polars.summary._intervals import t_quantiles
+
+    frame = pl.DataFrame({"df": [5 - 1e-12, 4.5, 2.0]})
+    got = frame.select(t_quantiles(frame, "df", 0.975)).to_series().to_list()
+    assert got[0] == pytest.approx(t_quantile(0.975, 5), abs=1e-12)  # not t(4)
+    assert t_quantile(0.975, 5) < got[1] < t_quantile(0.975, 4)  # fractional, not t(4)
+    assert got[2] == pytest.approx(t_quantile(0.975, 2), abs=1e-12)
+
+
+def test_unequal_group_sizes_take_bell_mccaffrey_degrees_of_freedom() -> None:
+    # Groups of alternately 1 and 20 pairs: the CR2 degrees of freedom are 1.3 / 4.5 / 15.5 at
+    # 5 / 10 / 30 groups (issue 23), far below G - 1.
+    from pairwise_polars.summary._intervals import DESIGN_DF, design_sums
+
+    for groups, expected in ((5, 1.31), (10, 4.50), (30, 15.50)):
+        sizes = pl.DataFrame({"n": [1 if g % 2 == 0 else 20 for g in range(groups)]})
+        assert sizes.select(design_sums("n"))[DESIGN_DF].item() == pytest.approx(expected, abs=0.01)
+    # A slice of such groups gets a wider interval than one of equal sizes with the same spread.
+    scores = [
+        (g, 1.0 if g % 4 == 1 and i == 0 else 0.0)
+        for g in range(10)
+        for i in range(1 if g % 2 == 0 else 20)
+    ]
+    data = pl.DataFrame(
+        {"group_id": [g for g, _ in scores], "metric": "m", "score": [s for _, s in scores]}
+    )
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["divergence_rate_high"] > 0.1
+
+
+def test_excess_of_all_equal_scores_is_not_a_point() -> None:
+    # Every counterfactual and control pair scores 0 in 5 groups: the former interval was
+    # [0, 0] (17% of replicates at 5 groups); with no spread the bounds are MOVER's on each
+    # side's worst-case interval, so they hold 0 with a width.
+    data = pl.DataFrame(
+        {"metric": "m", "group_id": [g for g in range(5) for _ in range(4)],
+         "pair_kind": ["counterfactual", "counterfactual", "counterfactual", "control"] * 5,
+         "score": 0.0}
+    )  # fmt: skip
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence"] == 0.0
+    assert row["excess_divergence_low"] < -0.2 and row["excess_divergence_high"] > 0.2
+    # Controls all 0 while the variants spread: the interval is not the Wald one, which
+    # excluded 0 without any bias when the controls showed no spread.
+    data = data.with_columns(
+        score=pl.when((pl.col("pair_kind") == "counterfactual") & (pl.col("group_id") == 0))
+        .then(0.25)
+        .otherwise(0.0)
+    )
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence_low"] < 0 < row["excess_divergence_high"]
+
+
+def test_one_group_holding_every_control_leaves_the_excess_unbounded() -> None:
+    data = pl.DataFrame(
+        {"metric": "m", "group_id": [0, 0, 1, 2], "score": [0.0, 0.5, 0.25, 0.5],
+         "pair_kind": ["control", "counterfactual", "counterfactual", "counterfactual"]}
+    )  # fmt: skip
+    row = pp.aggregate(data, ()).row(0, named=True)
+    assert row["excess_divergence"] is not None
+    assert row["excess_divergence_low"] is None and row["excess_divergence_high"] is None
