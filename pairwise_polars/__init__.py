@@ -38,6 +38,7 @@ from pairwise_polars.judges import (
     OfflineJudge,
     OpenAIBatchJudge,
     OpenAIJudge,
+    Panel,
 )
 from pairwise_polars.judges.heuristic import offline_scores
 from pairwise_polars.labels import sample_for_labelling
@@ -91,6 +92,7 @@ __all__ = [
     "OutputError",
     "PairwiseError",
     "PairwiseWarning",
+    "Panel",
     "ParquetRun",
     "Plan",
     "Price",

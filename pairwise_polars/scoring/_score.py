@@ -16,12 +16,18 @@ from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
 from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
-from pairwise_polars.judges import Judge
+from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
+from pairwise_polars.scoring._members import (
+    combined_plan,
+    members_of,
+    prepare_members,
+    score_members,
+)
 from pairwise_polars.scoring._plan import Plan, count, with_power
-from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
+from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
 
 if TYPE_CHECKING:
@@ -116,7 +122,8 @@ async def ascore_pairs(
     pairs: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
     cache: CacheLike = True,
@@ -152,24 +159,36 @@ async def ascore_pairs(
     [('pairwise-bias', 0.0)]
     """
     pairs = open_data(pairs, storage_options)
-    prepared = prepare(pairs, metrics, judge=judge, both_orders=both_orders, order=order)
+    members = members_of(judge, repeats)
+    fanned = prepare_members(pairs, metrics, members, both_orders=both_orders, order=order)
+    prepared = fanned[0][0]
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
         checked = check_labels_for_pairs(prepared.pairs, maxima, labels)
-    with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        scored = await Scoring(prepared, store).score(progress=progress)
+    if members.fanned_out:
+        scored = await score_members(fanned, members, _score_one, cache=cache, progress=progress)
+    else:
+        with cache_session(cache, enabled=prepared.traits.cacheable) as store:
+            scored = await Scoring(prepared, store).score(progress=progress)
     return scored if checked is None else join_labels(scored.lazy(), checked).collect()
 
 
 score_pairs = sync_twin(ascore_pairs, "score_pairs")
 
 
+async def _score_one(
+    prepared: Prepared, store: JudgementCache | None, progress: bool
+) -> pl.DataFrame:
+    return await Scoring(prepared, store).score(progress=progress)
+
+
 async def ascore(
     data: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     strategy: Strategy = "group",
     both_orders: bool = False,
     order: Order = "random",
@@ -197,6 +216,7 @@ async def ascore(
         pairs,
         metrics,
         judge=judge,
+        repeats=repeats,
         both_orders=both_orders,
         order=order,
         cache=cache,
@@ -212,7 +232,8 @@ def plan(
     data: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
     cache: CacheLike = True,
@@ -246,9 +267,15 @@ def plan(
     (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
-    prepared = prepare(pair_frame, metrics, judge=judge, both_orders=both_orders, order=order)
-    with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        planned = Scoring(prepared, store, prices).plan()
+    members = members_of(judge, repeats)
+    fanned = prepare_members(pair_frame, metrics, members, both_orders=both_orders, order=order)
+    prepared = fanned[0][0]
+    cacheable = any(p.traits.cacheable for p, _ in fanned)
+    with cache_session(cache, enabled=cacheable) as store:
+        plans = [
+            Scoring(p, store if p.traits.cacheable else None, prices).plan() for p, _ in fanned
+        ]
+    planned = combined_plan(plans, members) if members.fanned_out else plans[0]
     if detect is None and pilot is None:
         return planned
     names = {k: v for k, v in pairing.items() if k in ColumnNames.__annotations__}
