@@ -11,6 +11,7 @@ from pairwise_polars._errors import ManifestError
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.metrics import Metric, get_metric
 from pairwise_polars.pairing import Columns, PairingOptions
+from pairwise_polars.scoring import ScoringSpec
 
 Threshold = float | Mapping[str, float]
 
@@ -123,6 +124,13 @@ class TargetSpec:
     familywise: Literal["none", "holm", "bh"] | None = None
     """How the gates are judged over the slices (None: ``"none"`` for the fairness gates, Holm
     for the regression gate)."""
+
+    def scoring(self, *, need_key: bool = True) -> ScoringSpec:
+        """How the target's pairs are scored, as one spec (``need_key=False``, a dry run: the
+        judge's key variable need not be set)."""
+        metrics = tuple(spec.load() for spec in self.metrics)
+        judge = self.judge.build(need_key=need_key)
+        return ScoringSpec(metrics, judge, self.order, self.both_orders)
 
     def pairing(self) -> PairingOptions:
         """Keyword arguments for :func:`~pairwise_polars.form_pairs` (besides the strategy)."""

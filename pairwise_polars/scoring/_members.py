@@ -18,7 +18,8 @@ from pairwise_polars.io import DataLike, to_lazy
 from pairwise_polars.judges import HeuristicJudge, Judge
 from pairwise_polars.judges._panel import JudgeLike, as_panel, check_repeats, repeated
 from pairwise_polars.scoring._plan import Plan
-from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
+from pairwise_polars.scoring._prepare import Prepared, prepare
+from pairwise_polars.scoring._spec import ScoringSpec
 from pairwise_polars.summary._judge_rows import UNIT, combine_members
 
 _MEMBER = "__judge_member"
@@ -42,35 +43,31 @@ class Members:
         return [(repeated(j, r), r) for j in self.judges for r in range(self.repeats)]
 
 
-def members_of(judge: JudgeLike, repeats: int = 1) -> Members:
-    """The members a ``judge=`` argument and ``repeats`` name."""
+def members_of(judge: JudgeLike, repeats: int = 1, single: Judge | None = None) -> Members:
+    """The members a ``judge=`` argument and ``repeats`` name (``single``: the spec's judge,
+    when ``judge`` is no panel)."""
     repeats = check_repeats(repeats)
     panel = as_panel(judge)
     if panel is not None:
         return Members(tuple(panel.judges), repeats, panel.combine, True)
-    single = judge if judge is not None else HeuristicJudge()
-    return Members((single,), repeats, "mean", False)  # pyright: ignore[reportArgumentType]
+    one = single if single is not None else judge if judge is not None else HeuristicJudge()
+    return Members((one,), repeats, "mean", False)  # pyright: ignore[reportArgumentType]
 
 
-def single_judge(judge: JudgeLike) -> Judge | None:
-    """The one judge of a ``judge=`` argument that is no panel."""
-    return None if as_panel(judge) is not None else judge  # pyright: ignore[reportReturnType]
+def judge_keyword(judge: JudgeLike, spec: ScoringSpec | None) -> Judge | None:
+    """The ``judge=`` keyword as the spec sees it: a panel is the members' business (the
+    spec holds one judge at a time), unless a spec was given too, which then refuses it."""
+    if spec is None and as_panel(judge) is not None:
+        return None
+    return judge  # pyright: ignore[reportReturnType]
 
 
 def prepare_members(
-    pairs: DataLike,
-    metrics: MetricsLike,
-    members: Members,
-    *,
-    both_orders: bool,
-    order: Order,
+    pairs: DataLike, spec: ScoringSpec, members: Members
 ) -> list[tuple[Prepared, int]]:
-    """One prepared call per member (the pairs are checked by the first)."""
+    """One prepared call per member: the spec with the member as its judge."""
     frame = to_lazy(pairs)[0].collect()  # read once, whatever the number of members
-    return [
-        (prepare(frame, metrics, judge=j, both_orders=both_orders, order=order), r)
-        for j, r in members.each()
-    ]
+    return [(prepare(frame, spec=dataclasses.replace(spec, judge=j)), r) for j, r in members.each()]
 
 
 async def score_members(

@@ -3,14 +3,13 @@ about; both orders averaged, with the position gap, when both were asked."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import polars as pl
 
 from pairwise_polars._schemas import RESULT_SCHEMA
-from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import SKIP_REASON
-from pairwise_polars.scoring._requests import ORDER, ROW
+from pairwise_polars.scoring._requests import ROW
+from pairwise_polars.scoring._spec import ScoringSpec
+from pairwise_polars.scoring._views import AB, BA, VIEW, is_swapped
 
 RESULT_COLUMNS = (
     "metric",
@@ -68,9 +67,11 @@ def join_back(
     pairs: pl.DataFrame,
     keyed: pl.DataFrame,
     results: pl.DataFrame,
-    metrics: Sequence[Metric],
-    both_orders: bool,
+    spec: ScoringSpec,
 ) -> pl.DataFrame:
+    """One row per (pair, metric): each view's results folded back by its combine rule (the
+    order views: the one shown, or both averaged with the position gap)."""
+    metrics, both_orders = spec.metrics, spec.both_orders
     per_order = keyed.join(results, on="key", how="left")
     # The score: the rubric's expectation (score_from="logprobs") where there is one, else the
     # written answer; raw_score is always the written answer.
@@ -81,7 +82,7 @@ def join_back(
         is_signed = pl.col("metric").is_in(signed)
         centre = pl.when(is_signed).then(pl.col("max_score") // 2).otherwise(0)
         top = pl.when(is_signed).then(pl.col("max_score") // 2).otherwise(pl.col("max_score"))
-        sign = pl.when(is_signed & (pl.col(ORDER) == "ba")).then(-1).otherwise(1)
+        sign = pl.when(is_signed & is_swapped(pl.col(VIEW))).then(-1).otherwise(1)
         raw = (pl.col("raw_score") - centre) * sign
         per_order = per_order.with_columns(
             score=((answer - centre) * sign / top).cast(pl.Float64),
@@ -94,8 +95,8 @@ def join_back(
         )
     value_cols = [c for c in RESULT_COLUMNS if c != "metric"]
     if both_orders:
-        ab = per_order.filter(pl.col(ORDER) == "ab").select(ROW, "metric", *value_cols)
-        ba = per_order.filter(pl.col(ORDER) == "ba").select(ROW, "metric", *value_cols)
+        ab = per_order.filter(pl.col(VIEW) == AB).select(ROW, "metric", *value_cols)
+        ba = per_order.filter(pl.col(VIEW) == BA).select(ROW, "metric", *value_cols)
         both = ab.join(ba, on=[ROW, "metric"], how="full", coalesce=True, suffix="_ba")
         scored = both.select(
             ROW,
@@ -128,7 +129,7 @@ def join_back(
             ).then(pl.lit("both")),
         )
     else:
-        shown = pl.when(pl.col(ORDER) == "ba").then(pl.lit("b")).otherwise(pl.lit("a"))
+        shown = pl.when(is_swapped(pl.col(VIEW))).then(pl.lit("b")).otherwise(pl.lit("a"))
         scored = per_order.select(ROW, "metric", *value_cols, shown.alias(SHOWN_FIRST))
 
     metric_order = pl.DataFrame({"metric": [m.name for m in metrics]}).with_row_index("__m")

@@ -22,6 +22,7 @@ from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._members import (
     combined_plan,
+    judge_keyword,
     members_of,
     prepare_members,
     score_members,
@@ -29,6 +30,7 @@ from pairwise_polars.scoring._members import (
 from pairwise_polars.scoring._plan import Plan, count, with_power
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
+from pairwise_polars.scoring._spec import ScoringSpec, resolve_spec
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -84,9 +86,7 @@ class Scoring:
                 observe=observe,
             )
         self.usage = usage_of(results, prepared.judge.name, prepared.traits, self.prices)
-        return join_back(
-            prepared.pairs, prepared.keyed, results, prepared.metrics, prepared.both_orders
-        )
+        return join_back(prepared.pairs, prepared.keyed, results, prepared.spec)
 
 
 async def ascore_prepared(
@@ -130,6 +130,7 @@ async def ascore_pairs(
     progress: bool = True,
     storage_options: StorageOptions | None = None,
     labels: DataLike | None = None,
+    spec: ScoringSpec | None = None,
 ) -> pl.DataFrame:
     """Score a pair frame (from :func:`form_pairs`): one row per (pair, metric).
 
@@ -146,7 +147,8 @@ async def ascore_pairs(
     hash of its ``pair_id``, the same on every run, so a judge's preference for the first
     position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is
     the pair's either way (the metrics are
-    symmetric). The default judge is the offline heuristic;
+    symmetric). ``spec`` (a :class:`ScoringSpec`) says all of ``metrics``, ``judge``, ``order``
+    and ``both_orders`` at once. The default judge is the offline heuristic;
     ``cache=True`` keeps successful judgements in a SQLite file under the user cache directory
     (``cache=<path>`` another file, ``cache=False`` none). ``score_pairs`` is the same call
     for sync code (it also works inside a running event loop); ``ascore_pairs`` awaits it.
@@ -159,8 +161,11 @@ async def ascore_pairs(
     [('pairwise-bias', 0.0)]
     """
     pairs = open_data(pairs, storage_options)
-    members = members_of(judge, repeats)
-    fanned = prepare_members(pairs, metrics, members, both_orders=both_orders, order=order)
+    spec = resolve_spec(
+        spec, metrics, judge=judge_keyword(judge, spec), both_orders=both_orders, order=order
+    )
+    members = members_of(judge, repeats, spec.judge)
+    fanned = prepare_members(pairs, spec, members)
     prepared = fanned[0][0]
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for
@@ -195,6 +200,7 @@ async def ascore(
     cache: CacheLike = True,
     progress: bool = True,
     labels: DataLike | None = None,
+    spec: ScoringSpec | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> pl.DataFrame:
     """Form pairs from response rows and score them: the dataframe-in, scored-frame-out path.
@@ -222,6 +228,7 @@ async def ascore(
         cache=cache,
         progress=progress,
         labels=labels,
+        spec=spec,
     )
 
 
@@ -242,6 +249,7 @@ def plan(
     prices: Prices | None = None,
     detect: float | None = None,
     pilot: DataLike | None = None,
+    spec: ScoringSpec | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> Plan:
     """Count pairs, unique requests after dedupe and cache, and estimate tokens and dollars;
@@ -267,8 +275,11 @@ def plan(
     (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
-    members = members_of(judge, repeats)
-    fanned = prepare_members(pair_frame, metrics, members, both_orders=both_orders, order=order)
+    spec = resolve_spec(
+        spec, metrics, judge=judge_keyword(judge, spec), both_orders=both_orders, order=order
+    )
+    members = members_of(judge, repeats, spec.judge)
+    fanned = prepare_members(pair_frame, spec, members)
     prepared = fanned[0][0]
     cacheable = any(p.traits.cacheable for p, _ in fanned)
     with cache_session(cache, enabled=cacheable) as store:
