@@ -64,6 +64,7 @@ from pairwise_polars.summary import (
     gate,
     judge_agreement,
     summarize,
+    verdict_stability,
 )
 
 OfflineRun = ParquetRun
@@ -137,5 +138,6 @@ __all__ = [
     "score_pairs",
     "score_parquet",
     "summarize",
+    "verdict_stability",
     "write_report",
 ]

@@ -30,8 +30,10 @@ from pairwise_polars.summary._gate import (
     GateResult,
     gate,
 )
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS
 from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_power
 from pairwise_polars.summary._ppi import PPI_COLUMNS
+from pairwise_polars.summary._stability import verdict_stability
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
@@ -46,6 +48,7 @@ __all__ = [
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
+    "JUDGE_COLUMNS",
     "MAX_DISADVANTAGE",
     "MIN_DETECTABLE",
     "MIN_IMPACT_RATIO",
@@ -71,4 +74,5 @@ __all__ = [
     "slice_power",
     "summarize",
     "threshold_problem",
+    "verdict_stability",
 ]

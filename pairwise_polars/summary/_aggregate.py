@@ -15,6 +15,8 @@ from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS, judge_figures
+from pairwise_polars.summary._judge_rows import combined_only, has_members
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
 from pairwise_polars.summary._ppi import (
     LABEL_SUM_COLUMNS,
@@ -24,6 +26,7 @@ from pairwise_polars.summary._ppi import (
     ppi_sums,
     with_ppi,
 )
+from pairwise_polars.summary._stability_check import STABILITY
 from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -62,7 +65,7 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS}
+    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *JUDGE_COLUMNS, STABILITY}
     return [c for c in summary.columns if c not in known]
 
 
@@ -121,6 +124,14 @@ def aggregate(
     :mod:`pairwise_polars.summary._ppi`). A scored frame from ``score(..., labels=...)``
     carries its labels (``label``, ``raw_label``) and needs no ``labels`` here.
 
+    A frame judged by a panel or with repeats (``score(..., judge=[...], repeats=k)``: a
+    ``repeat`` column) is summarised from its combined rows only (``repeat`` null), and the
+    ``JUDGE_COLUMNS`` follow: ``judge_agreement`` (Krippendorff's alpha between the panel's
+    judges, interval distance: nominal for a binary rubric) with ``_low`` / ``_high`` bounds
+    from a bootstrap over groups, ``judge_effective_n`` (how many independent judges the panel
+    is worth: k / (1 + (k - 1) alpha)) and ``judge_repeat_sd`` (the pooled spread of one judge's
+    repeated scores of the same request); see :mod:`pairwise_polars.summary._judge_figures`.
+
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
     ...     "dimension": "gender", "score": [0.0, 0.5, None], "error": [None, None, "timeout"]})
@@ -130,6 +141,8 @@ def aggregate(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     frame, _ = to_lazy(scored)
+    members = frame if has_members(frame.collect_schema()) else None
+    frame = combined_only(frame)  # every figure reads the combined rows of a panel or repeats
     if labels is not None:
         frame = attach_labels(frame, labels)
     schema = frame.collect_schema()
@@ -164,7 +177,11 @@ def aggregate(
             divergence_threshold=divergence_threshold,
         )
         sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
-    return combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    summary = combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    if members is None:
+        return summary
+    judged = judge_figures(members, keys, group_by, confidence)
+    return summary.join(judged, on=keys, how="left", nulls_equal=True)
 
 
 def combine(

@@ -29,6 +29,7 @@ from pairwise_polars.summary._familywise import (
     judged_as_family,
 )
 from pairwise_polars.summary._ppi import CORRECTED, corrected
+from pairwise_polars.summary._stability_check import STABILITY, stability_checks
 from pairwise_polars.summary._thresholds import check_threshold
 
 Threshold = float | Mapping[str, float] | None
@@ -41,6 +42,7 @@ _GATES = {
     "max_mean_divergence": ("mean_divergence", "mean_divergence_high", "max"),
     "max_excess_divergence": ("excess_divergence", "excess_divergence_high", "max"),
     "min_label_agreement": ("label_agreement", "label_agreement", "min"),
+    "min_judge_agreement": ("judge_agreement", "judge_agreement_low", "min"),
 }
 EXCESS_GATE = "max_excess_divergence"
 NO_CONTROLS = (
@@ -54,6 +56,9 @@ UNSCORED_CONTROLS = (
 AGREEMENT_GATE = "min_label_agreement"
 """The judge's agreement with human labels (quadratic weighted kappa): a failure says the
 instrument cannot be trusted, so the verdict is inconclusive, not FAIL."""
+JUDGE_GATE = "min_judge_agreement"
+"""The panel's agreement among its judges (Krippendorff's alpha): like the label agreement, a
+failure says the instrument cannot be trusted (inconclusive)."""
 ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
@@ -105,7 +110,7 @@ class GateResult:
         if self.passed:
             return "pass"
         failed = self.failures
-        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE]
+        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, JUDGE_GATE, STABILITY]
         unmeasured = pl.col("gate").is_in(untrusted) | pl.col("observed").is_null()
         if "status" in failed.columns:  # checks that carry their own three-way status
             said = pl.col("status")
@@ -119,6 +124,10 @@ class GateResult:
             reasons.append(f"judgements failed beyond {ERROR_GATE}")
         if not failed.filter(pl.col("gate") == AGREEMENT_GATE).is_empty():
             reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
+        if not failed.filter(pl.col("gate") == JUDGE_GATE).is_empty():
+            reasons.append(f"the panel's judges agree below {JUDGE_GATE}")
+        if not failed.filter(pl.col("gate") == STABILITY).is_empty():
+            reasons.append("the verdict does not hold on resampled repeats (verdict_stability)")
         if not failed.filter(pl.col("gate") == EMPTY_CHECK).is_empty():
             reasons.append("nothing was scored")
         elif not reasons:
@@ -182,6 +191,7 @@ def gate(
     max_mean_divergence: Threshold = None,
     max_excess_divergence: Threshold = None,
     min_label_agreement: Threshold = None,
+    min_judge_agreement: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
     per: Sequence[str] | None = None,
     conservative: bool = False,
@@ -211,7 +221,12 @@ def gate(
     judge's own figures where it has none; each check's note says which.
     ``min_label_agreement`` needs such a summary: it checks ``label_agreement``, the judge's
     quadratic weighted kappa against the labels, and a failure (or no labels) is
-    inconclusive: an instrument people disagree with cannot vouch for fairness. A
+    inconclusive: an instrument people disagree with cannot vouch for fairness.
+    ``min_judge_agreement`` checks ``judge_agreement`` (Krippendorff's alpha among a panel's
+    judges; ``conservative``: its lower bound), a summary of a panel's scored frame; a failure
+    is inconclusive too. A summary with ``verdict_stability`` (from
+    :func:`~pairwise_polars.verdict_stability`, repeats) gets a check per row: below 0.9 the
+    verdict is inconclusive, with a note saying so. A
     threshold is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping
     from metric name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
@@ -270,6 +285,7 @@ def gate(
         "max_mean_divergence": max_mean_divergence,
         EXCESS_GATE: max_excess_divergence,
         AGREEMENT_GATE: min_label_agreement,
+        JUDGE_GATE: min_judge_agreement,
     }
     metrics = summary["metric"].unique().drop_nulls().to_list()
     limits = {
@@ -292,6 +308,11 @@ def gate(
             raise ColumnError(
                 f"gate {AGREEMENT_GATE} needs a summary with human labels: "
                 "aggregate(..., labels=<a file of labels>) (sample_for_labelling picks the pairs)."
+            )
+        if name == JUDGE_GATE and column not in summary.columns:
+            raise ColumnError(
+                f"gate {JUDGE_GATE} needs a summary of a panel: score(..., judge=[judge_a, "
+                "judge_b, judge_c]) then aggregate(...) (it checks judge_agreement)."
             )
         if column not in summary.columns:
             raise ColumnError(f"gate {name} needs the summary column {column!r}.")
@@ -331,6 +352,9 @@ def gate(
                 **breach_columns(summary, point, direction),
             )
         )
+    stable = stability_checks(summary, _slice_label(slices)) if limits else None
+    if stable is not None:
+        frames.append(stable)
     checks = (
         pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
     )
@@ -403,6 +427,11 @@ def _empty_check() -> pl.DataFrame:
         },
         schema=CHECK_SCHEMA,
     )
+
+
+def slice_label(slices: Sequence[str]) -> pl.Expr:
+    """The ``slice`` label a check gets for a summary row sliced by ``slices``."""
+    return _slice_label(list(slices))
 
 
 def _slice_label(slices: list[str]) -> pl.Expr:
