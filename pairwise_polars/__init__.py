@@ -63,6 +63,7 @@ from pairwise_polars.summary import (
     aggregate,
     gate,
     judge_agreement,
+    judge_report,
     summarize,
     verdict_stability,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "gate_compare",
     "get_metric",
     "judge_agreement",
+    "judge_report",
     "load_metric",
     "metric_names",
     "offline_scores",

@@ -31,6 +31,7 @@ from pairwise_polars.summary._gate import (
     gate,
 )
 from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS
+from pairwise_polars.summary._judge_report import judge_report
 from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_power
 from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._stability import verdict_stability
@@ -69,6 +70,7 @@ __all__ = [
     "gate_summary",
     "group_sums",
     "judge_agreement",
+    "judge_report",
     "merge_sums",
     "slice_columns",
     "slice_power",
