@@ -185,5 +185,6 @@ def _gate(
         max_mean_divergence=thresholds.get("max_mean_divergence"),
         max_excess_divergence=thresholds.get("max_excess_divergence"),
         min_label_agreement=thresholds.get("min_label_agreement"),
+        min_judge_agreement=thresholds.get("min_judge_agreement"),
         max_error_rate=thresholds.get(ERROR_GATE),
     )
