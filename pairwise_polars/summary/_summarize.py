@@ -28,6 +28,7 @@ from pairwise_polars.summary._gate import (
     Threshold,
     gate,
 )
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS
 from pairwise_polars.summary._ppi import PPI_COLUMNS
 
 
@@ -84,6 +85,7 @@ def summarize(
         .select(
             "metric", SCOPE, *slices, *SUMMARY_COLUMNS,
             *[c for c in PPI_COLUMNS if c in summary.columns],
+            *[c for c in JUDGE_COLUMNS if c in summary.columns],
         )
     )  # fmt: skip
 
