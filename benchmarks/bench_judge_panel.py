@@ -72,7 +72,7 @@ def rows(groups: int, seed: int) -> pl.DataFrame:
             "group_id": [g for g in range(groups) for _ in range(2)],
             "role": ["reference", "variant"] * groups,
             "dimension": "gender",
-            "input": [f"Run {seed}: should we hire applicant {g}?" for g in range(groups) for _ in range(2)],  # noqa: E501
+            "input": [f"Run {seed}: hire applicant {g}?" for g in range(groups) for _ in range(2)],
             "output": [f"answer {i % 7} to {i // 2} ({seed})" for i in range(2 * groups)],
         }
     )
@@ -142,8 +142,11 @@ def main(argv: list[str] | None = None) -> None:
             f"| {statistics.mean(effective[name]):.2f} |"
         )
     print()
-    print(f"with zero: interval's upper bound below the steady panel's alpha in {below}/{args.runs}"
-          f" runs; judge_report names the always-0 judge (and only it) in {named}/{args.runs}")  # fmt: skip
+    print(
+        f"with zero: interval's upper bound below the steady panel's alpha in {below}/"
+        f"{args.runs} runs; judge_report names the always-0 judge (and only it) in "
+        f"{named}/{args.runs}"
+    )
     print()
     print("| judge | repeats | mean repeat sd | mean verdict_stability | min | inconclusive runs |")
     print("| --- | --- | --- | --- | --- | --- |")
