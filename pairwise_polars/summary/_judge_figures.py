@@ -40,7 +40,7 @@ def judge_figures(
         if PAIR_KIND in schema
         else pl.lit(True)
     )
-    unit = [*keys, group_by, "pair_id"]
+    unit = list(dict.fromkeys([*keys, group_by, "pair_id"]))  # group_by may be the pair
     score = pl.col("score")
     per_judge = (
         members_only(frame)
