@@ -4,8 +4,6 @@ that drops with an always-0 judge, a verdict that wobbles with a noisy judge."""
 
 from __future__ import annotations
 
-import random
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,8 @@ import polars as pl
 import pytest
 
 import pairwise_polars as pp
-from pairwise_polars.testing import TestServer
+from pairwise_polars.testing import TestServer, judge_behaviour
+from pairwise_polars.testing._replies import message_text, score_scale
 
 N_GROUPS = 30
 ROWS = pl.DataFrame(
@@ -28,18 +27,21 @@ ROWS = pl.DataFrame(
 
 
 def behaviours(seed: int = 7) -> Any:
-    """Judges by model name: ``zero`` always answers 0, ``noisy`` a uniform draw, the rest the
-    server's deterministic hash of the messages (the steady judges)."""
-    rng = random.Random(seed)
-    lock = threading.Lock()
+    """The test server's judge behaviours, switched on per model name (a panel mixes them):
+    ``zero`` always-zero, ``noisy`` noisy, the rest the server's hash of the messages (the
+    steady judges)."""
+    by_model = {
+        "zero": judge_behaviour("always-zero"),
+        "noisy": judge_behaviour("noisy", seed=seed),
+    }
 
     def reply(body: dict[str, Any]) -> dict[str, Any] | None:
-        if body["model"] == "zero":
-            return {"score": 0, "reason": "always 0"}
-        if body["model"] == "noisy":
-            with lock:
-                return {"score": rng.randint(0, 4), "reason": "noise"}
-        return None
+        behaviour = by_model.get(body["model"])
+        if behaviour is None:
+            return None
+        messages = body["messages"]
+        texts = [message_text(m) for m in messages]
+        return {"score": behaviour(messages, texts, score_scale(body)), "reason": body["model"]}
 
     return reply
 
