@@ -39,7 +39,15 @@ from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.runs import RUNNERS, score_parquet
-from pairwise_polars.scoring import ORDERS, Plan, ScoringSpec, Usage, prepare, score_prepared
+from pairwise_polars.scoring import (
+    AUDITS,
+    ORDERS,
+    Plan,
+    ScoringSpec,
+    Usage,
+    prepare,
+    score_prepared,
+)
 from pairwise_polars.summary import DEFAULT_MAX_ERROR_RATE, ERROR_GATE, gate_summary, summarize
 
 _PAIR_MARKERS = ("pair_id", "output_a", "output_b")
@@ -150,6 +158,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="show each pair to an LLM judge as (a, b) or (b, a) by a hash of its pair_id "
         "(random, the default: the same on every run) or always as (a, b) (fixed)",
     )
+    score_cmd.add_argument(
+        "--audit",
+        choices=AUDITS,
+        default=None,
+        help="mask: judge every pair again with the attribute's terms masked (rows with "
+        "view=masked); the summary then has judge_attribute_effect",
+    )
     add_cache_options(score_cmd, what="judgement", default="the user cache folder")
     score_cmd.add_argument(
         "--max-error-rate",
@@ -249,7 +264,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judged_by = judge_from(args)  # a judge, or a panel (--judge repeated)
     judge = first_judge(judged_by)
-    spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders)  # built once
+    spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders, args.audit)
     members = judged_by if fanned_out(judged_by, args) else None
     cache = cache_setting(args)
     if args.out and not args.dry_run:  # before anything is paid for
@@ -322,7 +337,7 @@ def _score_run(
     if members is not None:  # a panel or repeats: the keywords, not the one-judge spec
         scoring = {
             "metrics": list(spec.metrics), "judge": members, "repeats": args.repeats,
-            "both_orders": spec.both_orders, "order": spec.order,
+            "both_orders": spec.both_orders, "order": spec.order, "audit": spec.audit,
         }  # fmt: skip
     run = score_parquet(
         source,
@@ -387,6 +402,7 @@ def _save_scored(
         "metrics": [m.name for m in spec.metrics],
         "judge": judge or spec.judge.name,
         "both_orders": spec.both_orders,
+        **({"audit": spec.audit} if spec.audit else {}),
         "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     metadata = {PROVENANCE_KEY: json.dumps(about)}

@@ -43,7 +43,7 @@ def score_members(
     frame = pairs.collect()  # planned and scored from one read
     planned = plan(
         frame, list(metrics), pairs=True, judge=judge, repeats=args.repeats,
-        both_orders=args.both_orders, order=order, cache=cache, prices=prices,
+        both_orders=args.both_orders, order=order, audit=args.audit, cache=cache, prices=prices,
     )  # fmt: skip
     console.payload["plan"] = dataclasses.asdict(planned)
     console.info(str(planned))
@@ -51,5 +51,6 @@ def score_members(
         return None
     return score_pairs(
         frame, list(metrics), judge=judge, repeats=args.repeats, both_orders=args.both_orders,
-        order=order, cache=cache, progress=console.progress, labels=args.labels,
+        order=order, audit=args.audit, cache=cache, progress=console.progress,
+        labels=args.labels,
     )  # fmt: skip

@@ -106,6 +106,8 @@ class TargetSpec:
     judge: JudgeSpec = field(default_factory=JudgeSpec)
     both_orders: bool = False
     order: Literal["random", "fixed"] = "random"
+    audit: Literal["mask"] | None = None
+    """``mask``: judge every pair again with the attribute's terms masked (the judge's audit)."""
     slices: tuple[str, ...] | None = None
     """Slice columns of the summary; None: ``dimension`` when the data has it, else overall."""
     equivalence_threshold: float = 0.0
@@ -130,7 +132,7 @@ class TargetSpec:
         judge's key variable need not be set)."""
         metrics = tuple(spec.load() for spec in self.metrics)
         judge = self.judge.build(need_key=need_key)
-        return ScoringSpec(metrics, judge, self.order, self.both_orders)
+        return ScoringSpec(metrics, judge, self.order, self.both_orders, self.audit)
 
     def pairing(self) -> PairingOptions:
         """Keyword arguments for :func:`~pairwise_polars.form_pairs` (besides the strategy)."""

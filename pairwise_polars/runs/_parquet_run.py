@@ -63,6 +63,7 @@ from pairwise_polars.runs._run_members import (
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
+    Audit,
     CacheLike,
     MetricsLike,
     Order,
@@ -130,6 +131,7 @@ async def ascore_parquet(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     overwrite: bool = False,
@@ -160,8 +162,8 @@ async def ascore_parquet(
     from which ``run.disparities`` is computed. With ``labels`` (human labels, as for
     :func:`aggregate`; their columns and values checked before the first judge call, their
     pairs at the end) the summary has the prediction-powered figures.
-    ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders`` and ``spec``
-    as for :func:`score_pairs` (the spec is recorded in the journal); a panel
+    ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders``, ``audit`` and
+    ``spec`` as for :func:`score_pairs` (the spec is recorded in the journal); a panel
     (``judge=[...]`` or :class:`Panel`) and ``repeats`` as for :func:`score` (the local runner
     only; the members, their combine rule and the repeats are recorded too); ``prices`` (by model
     name) override the price table for ``usage``. ``score_parquet`` is the same call for sync
@@ -196,7 +198,12 @@ async def ascore_parquet(
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     spec = resolve_spec(
-        spec, metrics, judge=judge_keyword(judge, spec), both_orders=both_orders, order=order
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
     members = run_members(judge, repeats, spec, ray=on_ray is not None)
     if labels is not None:  # columns and numbers now; the pairs they name once scored
@@ -260,7 +267,8 @@ async def ascore_parquet(
                     summary = await asyncio.to_thread(
                         run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
                     )
-                    if labels is not None:  # the workers' sums carry no labels
+                    if labels is not None or spec.audit is not None:  # the workers' sums
+                        # carry no labels, and no audit's plain and masked pairs side by side
                         parts = journal.scan_parts()
                         summary = aggregate(parts, group_by=run.group_by, labels=labels)
                     run_files.write(SUMMARY, summary.write_parquet)

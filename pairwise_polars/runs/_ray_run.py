@@ -46,7 +46,14 @@ from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
 from pairwise_polars.scoring import Scoring, ScoringSpec, Spent, Usage, prepare
-from pairwise_polars.summary import combine, default_slices, error_sums, group_sums, merge_sums
+from pairwise_polars.summary import (
+    combine,
+    default_slices,
+    error_sums,
+    group_sums,
+    merge_sums,
+    plain_rows,
+)
 
 CHUNK = "__pairwise_run_chunk"
 SLICE_ROWS = 50_000
@@ -192,7 +199,7 @@ def run_chunks(
 def part_sums(scored: pl.DataFrame, group_by: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A block's per-group sums and error counts, as :func:`aggregate` computes them."""
     keys = ["metric", *default_slices(scored.schema)]
-    frame = scored.lazy()
+    frame = plain_rows(scored.lazy())  # a masked audit's rows are the judge's, not the run's
     sums = group_sums(
         frame,
         keys,

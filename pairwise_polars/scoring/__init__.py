@@ -15,10 +15,20 @@ from pairwise_polars.scoring._score import (
     score_pairs,
     score_prepared,
 )
-from pairwise_polars.scoring._spec import ORDERS, MetricsLike, Order, ScoringSpec, resolve_spec
+from pairwise_polars.scoring._spec import (
+    AUDITS,
+    ORDERS,
+    Audit,
+    MetricsLike,
+    Order,
+    ScoringSpec,
+    resolve_spec,
+)
 
 __all__ = [
+    "AUDITS",
     "ORDERS",
+    "Audit",
     "CacheLike",
     "MetricsLike",
     "Order",

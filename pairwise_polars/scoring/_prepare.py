@@ -18,6 +18,7 @@ from pairwise_polars.scoring._requests import (
     ROW,
     attach_keys,
     check_pairs,
+    masked_pairs,
     request_rows,
     unique_requests,
 )
@@ -51,6 +52,9 @@ class Prepared:
     """The unique requests (REQUEST_SCHEMA): what the judge is sent, after the cache."""
     spec: ScoringSpec
     traits: JudgeTraits
+    not_masked: pl.DataFrame | None = None
+    """With ``audit="mask"``: the judgeable pairs without a masked judgement (row id and
+    ``reason``: no attribute term found, or a control pair), counted and named, not guessed."""
 
     @property
     def metrics(self) -> tuple[Metric, ...]:
@@ -95,7 +99,8 @@ def prepare(
     frame = frame.with_row_index(ROW)
     # Position bias is a reader's bias: a judge that reads the raw texts sees them as formed.
     shuffle = spec.order == "random" and traits.uses_messages
-    rows = request_rows(frame, spec.metrics, spec.both_orders, shuffle=shuffle)
+    masked, not_masked = masked_pairs(frame) if spec.audit == "mask" else (None, None)
+    rows = request_rows(frame, spec.metrics, spec.both_orders, shuffle=shuffle, masked=masked)
     if rows.is_empty():
         keyed = pl.DataFrame(schema=KEYED_SCHEMA)
         requests = pl.DataFrame(schema=REQUEST_SCHEMA)
@@ -104,7 +109,7 @@ def prepare(
             rows, spec.metrics, identity=dict(traits.identity), uses_messages=traits.uses_messages
         )
         keyed = attach_keys(rows, keys)
-    return Prepared(frame, keyed, requests, spec, traits)
+    return Prepared(frame, keyed, requests, spec, traits, not_masked)
 
 
 def _as_pairs(pairs: DataLike) -> pl.DataFrame:

@@ -30,7 +30,7 @@ from pairwise_polars.scoring._members import (
 from pairwise_polars.scoring._plan import Plan, count, with_power
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
-from pairwise_polars.scoring._spec import ScoringSpec, resolve_spec
+from pairwise_polars.scoring._spec import Audit, ScoringSpec, resolve_spec
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -86,7 +86,9 @@ class Scoring:
                 observe=observe,
             )
         self.usage = usage_of(results, prepared.judge.name, prepared.traits, self.prices)
-        return join_back(prepared.pairs, prepared.keyed, results, prepared.spec)
+        return join_back(
+            prepared.pairs, prepared.keyed, results, prepared.spec, prepared.not_masked
+        )
 
 
 async def ascore_prepared(
@@ -126,6 +128,7 @@ async def ascore_pairs(
     repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     storage_options: StorageOptions | None = None,
@@ -147,8 +150,13 @@ async def ascore_pairs(
     hash of its ``pair_id``, the same on every run, so a judge's preference for the first
     position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is
     the pair's either way (the metrics are
-    symmetric). ``spec`` (a :class:`ScoringSpec`) says all of ``metrics``, ``judge``, ``order``
-    and ``both_orders`` at once. The default judge is the offline heuristic;
+    symmetric). ``audit="mask"`` judges every pair a second time with the attribute's terms
+    (names, pronouns, group words, found with the counterfactual lexicons and the generator's
+    substitution record) masked in both requests and both responses: the scored frame then has
+    a ``view`` column, ``"plain"`` or ``"masked"``, one row each, and :func:`aggregate` reports
+    ``judge_attribute_effect`` (a pair with no term to mask gets a masked row that says so).
+    ``spec`` (a :class:`ScoringSpec`) says all of ``metrics``, ``judge``, ``order``,
+    ``both_orders`` and ``audit`` at once. The default judge is the offline heuristic;
     ``cache=True`` keeps successful judgements in a SQLite file under the user cache directory
     (``cache=<path>`` another file, ``cache=False`` none). ``score_pairs`` is the same call
     for sync code (it also works inside a running event loop); ``ascore_pairs`` awaits it.
@@ -162,7 +170,12 @@ async def ascore_pairs(
     """
     pairs = open_data(pairs, storage_options)
     spec = resolve_spec(
-        spec, metrics, judge=judge_keyword(judge, spec), both_orders=both_orders, order=order
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
     members = members_of(judge, repeats, spec.judge)
     fanned = prepare_members(pairs, spec, members)
@@ -197,6 +210,7 @@ async def ascore(
     strategy: Strategy = "group",
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     labels: DataLike | None = None,
@@ -225,6 +239,7 @@ async def ascore(
         repeats=repeats,
         both_orders=both_orders,
         order=order,
+        audit=audit,
         cache=cache,
         progress=progress,
         labels=labels,
@@ -243,6 +258,7 @@ def plan(
     repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     pairs: bool = False,
     strategy: Strategy = "group",
@@ -276,7 +292,12 @@ def plan(
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     spec = resolve_spec(
-        spec, metrics, judge=judge_keyword(judge, spec), both_orders=both_orders, order=order
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
     members = members_of(judge, repeats, spec.judge)
     fanned = prepare_members(pair_frame, spec, members)

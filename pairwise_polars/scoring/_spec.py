@@ -19,13 +19,17 @@ from typing import Any, Literal
 from pairwise_polars._errors import OptionError
 from pairwise_polars.judges import HeuristicJudge, Judge, traits_of
 from pairwise_polars.metrics import Metric, pairwise_metrics
-from pairwise_polars.scoring._views import AB, BA
+from pairwise_polars.scoring._views import AB, BA, MASKED
 
 MetricsLike = str | Path | Metric | Sequence[str | Path | Metric]
 """A metric name, a metric file, a :class:`Metric`, or a list of them."""
 Order = Literal["random", "fixed"]
 """How a pair is shown to the judge: ``"random"`` (by a hash of its ``pair_id``) or ``"fixed"``."""
 ORDERS = ("random", "fixed")
+Audit = Literal["mask"]
+"""How the judge is audited: ``"mask"`` judges every pair again with the attribute's terms
+masked (the ``"masked"`` view), measuring the judge's reaction to the attribute itself."""
+AUDITS = ("mask",)
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,14 @@ class ScoringSpec:
     """Shown once: ``"random"`` (a-b or b-a by a hash of the ``pair_id``) or ``"fixed"`` (a-b)."""
     both_orders: bool = False
     """Judge every pair in both order views and average them (the position gap is reported)."""
+    audit: Audit | None = None
+    """``"mask"``: judge every pair in the masked view too (rows with ``view="masked"``)."""
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
             raise OptionError(f'order must be "random" or "fixed", got {self.order!r}.')
+        if self.audit is not None and self.audit not in AUDITS:
+            raise OptionError(f'audit must be "mask" or None, got {self.audit!r}.')
         if not self.metrics:
             raise OptionError("A ScoringSpec needs at least one metric.")
 
@@ -65,6 +73,7 @@ class ScoringSpec:
         judge: Judge | None = None,
         both_orders: bool = False,
         order: Order = "random",
+        audit: Audit | None = None,
     ) -> ScoringSpec:
         """The spec the public keywords describe (metric names and files resolved, the offline
         heuristic judge when none is given)."""
@@ -75,6 +84,7 @@ class ScoringSpec:
             judge if judge is not None else HeuristicJudge(),
             order,
             bool(both_orders),
+            audit,
         )
 
     @property
@@ -83,16 +93,23 @@ class ScoringSpec:
         order view per pair (``"a-b"`` when fixed or when the judge reads no messages;
         ``"a-b | b-a"``: either, drawn from the ``pair_id``)."""
         if self.both_orders:
-            return (AB, BA)
-        if self.order == "fixed" or not traits_of(self.judge).uses_messages:
-            return (AB,)
-        return (f"{AB} | {BA}",)
+            orders: tuple[str, ...] = (AB, BA)
+        elif self.order == "fixed" or not traits_of(self.judge).uses_messages:
+            orders = (AB,)
+        else:
+            orders = (f"{AB} | {BA}",)
+        if self.audit == "mask":
+            return (*orders, *(f"{MASKED} {o}" for o in orders))
+        return orders
 
     def fingerprint(self) -> dict[str, Any]:
         """What a recorded run keeps of the spec (besides its metrics and judge, recorded on
         their own): the same keys and values as before the spec existed, so a run recorded
         then resumes now."""
-        return {"both_orders": self.both_orders, "order": self.order}
+        recorded: dict[str, Any] = {"both_orders": self.both_orders, "order": self.order}
+        if self.audit is not None:  # absent before audits: those runs resume unchanged
+            recorded["audit"] = self.audit
+        return recorded
 
 
 def resolve_spec(
@@ -102,11 +119,14 @@ def resolve_spec(
     judge: Judge | None,
     both_orders: bool,
     order: Order,
+    audit: Audit | None = None,
 ) -> ScoringSpec:
     """The spec of a call: ``spec`` as given (no separate scoring keyword beside it), or the
     one the keywords describe."""
     if spec is None:
-        return ScoringSpec.of(metrics, judge=judge, both_orders=both_orders, order=order)
+        return ScoringSpec.of(
+            metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+        )
     given = [
         name
         for name, value, default in (
@@ -114,6 +134,7 @@ def resolve_spec(
             ("judge", judge, None),
             ("both_orders", both_orders, False),
             ("order", order, "random"),
+            ("audit", audit, None),
         )
         if value is not default and value != default
     ]

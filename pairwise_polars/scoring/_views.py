@@ -18,6 +18,13 @@ VIEW = "view"
 """The keyed request frame's view column."""
 AB, BA = "a-b", "b-a"
 """The order views: the pair shown as (a, b), or with its sides swapped."""
+PLAIN, MASKED = "plain", "masked"
+"""The audit views (``audit="mask"``): the pair as it is, and with the attribute's terms
+masked in both requests and both responses. A masked request row's view is its order view
+behind ``"masked "`` (``"masked a-b"``); the scored frame's ``view`` column says
+``"plain"`` or ``"masked"``."""
+AUDIT = "__pairwise_audit"
+"""Helper column of the join back: a request row's audit view."""
 
 
 def shown_b_first() -> pl.Expr:
@@ -40,4 +47,19 @@ def order_views(both_orders: bool, *, shuffle: bool) -> list[pl.Expr]:
 
 def is_swapped(view: pl.Expr) -> pl.Expr:
     """Whether a view shows the pair's sides swapped (the judge's "first" is side b)."""
-    return view == BA
+    return view.str.ends_with(BA)
+
+
+def masked_view(view: pl.Expr) -> pl.Expr:
+    """The masked counterpart of an order view."""
+    return pl.lit(f"{MASKED} ") + view
+
+
+def audit_view(view: pl.Expr) -> pl.Expr:
+    """``"masked"`` for a masked request row, else ``"plain"``."""
+    return pl.when(view.str.starts_with(f"{MASKED} ")).then(pl.lit(MASKED)).otherwise(pl.lit(PLAIN))
+
+
+def order_of(view: pl.Expr) -> pl.Expr:
+    """The order view of a request row, whatever its audit view."""
+    return pl.when(is_swapped(view)).then(pl.lit(BA)).otherwise(pl.lit(AB))

@@ -13,6 +13,12 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
+from pairwise_polars.summary._attribute_effect import (
+    EFFECT_COLUMNS,
+    attribute_effect,
+    is_audited,
+    plain_rows,
+)
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS, judge_figures
@@ -65,7 +71,9 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *JUDGE_COLUMNS, STABILITY}
+    known = {
+        "metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *EFFECT_COLUMNS, *JUDGE_COLUMNS, STABILITY
+    }  # fmt: skip
     return [c for c in summary.columns if c not in known]
 
 
@@ -124,6 +132,13 @@ def aggregate(
     :mod:`pairwise_polars.summary._ppi`). A scored frame from ``score(..., labels=...)``
     carries its labels (``label``, ``raw_label``) and needs no ``labels`` here.
 
+    A frame scored with ``audit="mask"`` (a ``view`` column, ``"plain"`` / ``"masked"``) is
+    summarised from its plain rows, and adds ``judge_attribute_effect`` (the mean of plain
+    minus masked divergence over pairs judged both ways: the judge's reaction to the attribute
+    itself) with ``_low`` / ``_high`` bounds over groups, ``n_judge_attribute`` (those pairs)
+    and ``n_not_masked`` (pairs with no attribute term to mask); see
+    :mod:`pairwise_polars.summary._attribute_effect`.
+
     A frame judged by a panel or with repeats (``score(..., judge=[...], repeats=k)``: a
     ``repeat`` column) is summarised from its combined rows only (``repeat`` null), and the
     ``JUDGE_COLUMNS`` follow: ``judge_agreement`` (Krippendorff's alpha between the panel's
@@ -161,6 +176,8 @@ def aggregate(
             fixes=[Fix("summary_columns", {"by": "...", "group_by": "<the group column>"})],
         )
     keys = ["metric", *by]
+    audited, scored_rows = is_audited(schema), frame
+    frame = plain_rows(frame)  # a masked audit's rows give the judge's figures only
     sums = group_sums(
         frame,
         keys,
@@ -178,10 +195,13 @@ def aggregate(
         )
         sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
     summary = combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
-    if members is None:
-        return summary
-    judged = judge_figures(members, keys, group_by, confidence)
-    return summary.join(judged, on=keys, how="left", nulls_equal=True)
+    if audited:
+        effect = attribute_effect(scored_rows, keys, group_by, confidence=confidence)
+        summary = summary.join(effect, on=keys, how="left", nulls_equal=True)
+    if members is not None:  # a panel's agreement and the repeats' spread, in the plain view
+        judged = judge_figures(plain_rows(members), keys, group_by, confidence)
+        summary = summary.join(judged, on=keys, how="left", nulls_equal=True)
+    return summary
 
 
 def combine(
