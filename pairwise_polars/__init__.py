@@ -39,6 +39,7 @@ from pairwise_polars.judges import (
     OfflineJudge,
     OpenAIBatchJudge,
     OpenAIJudge,
+    Panel,
 )
 from pairwise_polars.judges.heuristic import offline_scores
 from pairwise_polars.labels import sample_for_labelling
@@ -63,7 +64,9 @@ from pairwise_polars.summary import (
     aggregate,
     gate,
     judge_agreement,
+    judge_report,
     summarize,
+    verdict_stability,
 )
 
 OfflineRun = ParquetRun
@@ -101,6 +104,7 @@ __all__ = [
     "OutputError",
     "PairwiseError",
     "PairwiseWarning",
+    "Panel",
     "ParquetRun",
     "Plan",
     "Price",
@@ -127,6 +131,7 @@ __all__ = [
     "gate_compare",
     "get_metric",
     "judge_agreement",
+    "judge_report",
     "load_metric",
     "metric_names",
     "offline_scores",
@@ -137,5 +142,6 @@ __all__ = [
     "score_pairs",
     "score_parquet",
     "summarize",
+    "verdict_stability",
     "write_report",
 ]

@@ -47,3 +47,10 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
 def result_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Build a result frame from row dicts (missing keys become nulls)."""
     return pl.DataFrame(rows, schema=RESULT_SCHEMA)
+
+
+PANEL_MODEL = "panel"
+"""The ``judge_model`` of a panel's combined rows in a scored frame."""
+REPEAT = "repeat"
+"""Scored column with a panel or repeats: the member row's repeat index (0 for a single ask),
+null on the combined row, the row every figure uses."""

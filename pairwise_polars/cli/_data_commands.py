@@ -24,6 +24,7 @@ from pairwise_polars.cli._options import (
     whole,
 )
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._panel_command import fanned_out, first_judge, judge_name, score_members
 from pairwise_polars.cli._verdicts import exit_code, threshold
 from pairwise_polars.io import (
     PROVENANCE_KEY,
@@ -33,6 +34,7 @@ from pairwise_polars.io import (
     scan_data,
     write_frame,
 )
+from pairwise_polars.judges import Judge, Panel
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
@@ -260,19 +262,30 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     check_outputs(args.data, {_SCORED: args.out}, {"the run directory (--run-dir)": args.run_dir})
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
-    judge = judge_from(args)
+    judged_by = judge_from(args)  # a judge, or a panel (--judge repeated)
+    judge = first_judge(judged_by)
     spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders, args.audit)
+    members = judged_by if fanned_out(judged_by, args) else None
     cache = cache_setting(args)
     if args.out and not args.dry_run:  # before anything is paid for
         check_writable(args.out, what=_SCORED)
     is_pairs = _is_pair_frame(data)
     if args.run_dir and not args.dry_run:  # a plan would read the whole run into memory
-        return _score_run(args, console, spec, cache)
+        return _score_run(args, console, spec, cache, members)
     if is_pairs:
         pairs: pl.LazyFrame = data
     else:
         strategy, pairing = pairing_from(args)
         pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
+    if members is not None:
+        prices = prices_from(args, judge.name) if not isinstance(members, Panel) else {}
+        scored = score_members(args, console, pairs, metrics, members, cache, prices)
+        if scored is None:
+            console.verdict("Dry run: nothing was judged or written.")
+            return 0
+        strategy = None if is_pairs else args.strategy
+        _save_scored(scored, args, spec, strategy=strategy, judge=judge_name(members))
+        return _error_gate(scored, args, console)
     prepared = prepare(pairs, spec=spec)
     checked = None
     if args.labels:  # a bad label stops the run before anything is paid for
@@ -315,14 +328,21 @@ def _score_run(
     console: Console,
     spec: ScoringSpec,
     cache: bool | str | None,
+    members: Judge | Panel | None = None,
 ) -> int:
     source = args.data[0] if len(args.data) == 1 else list(args.data)
     strategy, pairing = pairing_from(args)
     check_folder_writable(args.run_dir, what="the run directory (--run-dir)")
+    scoring: dict[str, Any] = {"spec": spec}
+    if members is not None:  # a panel or repeats: the keywords, not the one-judge spec
+        scoring = {
+            "metrics": list(spec.metrics), "judge": members, "repeats": args.repeats,
+            "both_orders": spec.both_orders, "order": spec.order, "audit": spec.audit,
+        }  # fmt: skip
     run = score_parquet(
         source,
         args.run_dir,
-        spec=spec,
+        **scoring,
         strategy=strategy,
         chunk_size=args.chunk_size,
         cache=cache,
@@ -371,6 +391,7 @@ def _save_scored(
     spec: ScoringSpec,
     *,
     strategy: str | None,
+    judge: str | None = None,
 ) -> None:
     """Write ``-o`` with where it came from in its footer (for ``report``). When the write fails
     after judging (the disk filled up meanwhile), the frame goes to the temporary folder, so
@@ -379,7 +400,7 @@ def _save_scored(
         "data": list(input_files(args.data, storage_options_from(args)).files),
         "strategy": strategy,
         "metrics": [m.name for m in spec.metrics],
-        "judge": spec.judge.name,
+        "judge": judge or spec.judge.name,
         "both_orders": spec.both_orders,
         **({"audit": spec.audit} if spec.audit else {}),
         "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -29,6 +29,8 @@ _GATE_HELP = {
     "without control pairs is inconclusive",
     "min_label_agreement": "the judge's agreement with the human labels (--labels) a slice "
     "must reach, as quadratic weighted kappa; below it the run is inconclusive",
+    "min_judge_agreement": "the agreement among a panel's judges (Krippendorff's alpha; "
+    "several --judge) a slice must reach; below it the run is inconclusive",
     JUDGE_GATE: "the judge's reaction to the attribute itself (judge_attribute_effect, from "
     "--audit mask) a slice may show; beyond it the run is inconclusive",
 }

@@ -13,8 +13,9 @@ from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_CONCURRENCY, MAX_RESPONSE_BYTES
 from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS
-from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.judges import Judge, Panel, build_judge
 from pairwise_polars.judges._factory import PROVIDERS
+from pairwise_polars.judges._panel import COMBINES
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
     GateResult,
@@ -320,11 +321,27 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("judge")
     group.add_argument(
         "--judge",
-        default="heuristic",
+        action="append",
         metavar="heuristic|MODEL",
         help="heuristic (the key-free heuristic judge; 'offline' is an alias) or the model of "
         "an OpenAI-compatible endpoint, or of Anthropic's with --judge-provider anthropic "
-        "(default: heuristic)",
+        "(default: heuristic); repeat it for a panel (--judge a --judge b --judge c: every "
+        "request to every judge, the same endpoint and settings)",
+    )
+    group.add_argument(
+        "--combine",
+        choices=COMBINES,
+        default="mean",
+        help="how a panel's scores are combined (default: %(default)s; majority: the "
+        "commonest answer, a tie to the larger)",
+    )
+    group.add_argument(
+        "--repeats",
+        type=whole(1),
+        default=1,
+        metavar="K",
+        help="ask the judge K times per request (distinct seeds; the repeat index in the cache "
+        "key): adds judge_repeat_sd to the summary (default: 1)",
     )
     group.add_argument(
         "--judge-provider",
@@ -365,19 +382,26 @@ def add_endpoint_options(group: Any, default_env: str | None = "OPENAI_API_KEY")
     )
 
 
-def judge_from(args: argparse.Namespace) -> Judge:
-    """The judge the judge options name (the same factory as the manifest's)."""
+def judge_from(args: argparse.Namespace) -> Judge | Panel:
+    """The judge the judge options name (the same factory as the manifest's); a panel when
+    ``--judge`` is repeated."""
     provider = getattr(args, "judge_provider", "openai")
     env = args.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
-    return build_judge(
-        args.judge,
-        provider=provider,
-        batch=args.batch,
-        api_key=os.environ.get(env),
-        base_url=args.base_url,
-        score_from=getattr(args, "score_from", None),
-        **request_settings(args),
-    )
+    judges = [
+        build_judge(
+            model,
+            provider=provider,
+            batch=args.batch,
+            api_key=os.environ.get(env),
+            base_url=args.base_url,
+            score_from=getattr(args, "score_from", None),
+            **request_settings(args),
+        )
+        for model in (args.judge or ["heuristic"])
+    ]
+    if len(judges) == 1:
+        return judges[0]
+    return Panel(judges, combine=getattr(args, "combine", "mean"))
 
 
 def prices_from(args: argparse.Namespace, model: str | None) -> dict[str, Price]:

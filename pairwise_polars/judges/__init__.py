@@ -4,7 +4,8 @@
 Batch API, ``AnthropicJudge`` and ``AnthropicBatchJudge`` to Anthropic's Messages API and
 Message Batches; ``HeuristicJudge`` (also ``OfflineJudge``) is the embedded, key-free default:
 a heuristic that compares treatment profiles (see :mod:`pairwise_polars.judges.heuristic`).
-``build_judge`` makes the judge a configuration names (the manifest and the CLI use it).
+A :class:`Panel` is several judges whose scores are combined. ``build_judge`` makes the judge
+a configuration names (the manifest and the CLI use it).
 """
 
 from pairwise_polars._schemas import REQUEST_SCHEMA, RESULT_SCHEMA
@@ -13,6 +14,7 @@ from pairwise_polars.judges._anthropic_batch import AnthropicBatchJudge
 from pairwise_polars.judges._batch import OpenAIBatchJudge
 from pairwise_polars.judges._factory import build_judge
 from pairwise_polars.judges._openai import OpenAIJudge
+from pairwise_polars.judges._panel import Panel
 from pairwise_polars.judges._protocol import BatchJudge, Judge, JudgeTraits, traits_of
 from pairwise_polars.judges.heuristic import HeuristicJudge, OfflineJudge
 
@@ -28,6 +30,7 @@ __all__ = [
     "OfflineJudge",
     "OpenAIBatchJudge",
     "OpenAIJudge",
+    "Panel",
     "build_judge",
     "traits_of",
 ]

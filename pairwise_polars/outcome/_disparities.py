@@ -20,6 +20,7 @@ from pairwise_polars.summary._disparity_sums import (
     holds_zero,
 )
 from pairwise_polars.summary._interactions import INTERACTION_COLUMNS, with_interactions
+from pairwise_polars.summary._judge_rows import combined_only
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -103,7 +104,7 @@ def disparities(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     cols = Columns.of(columns, names, caller="disparities")
-    frame, _ = to_lazy(data)
+    frame = combined_only(to_lazy(data)[0])  # a panel's member rows would count a pair twice
     pairs, keys = pair_measures(
         frame, list(by), reference=reference, judge=judge, strategy=strategy, columns=cols
     )

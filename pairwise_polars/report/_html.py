@@ -15,10 +15,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pairwise_polars.io import DataLike, to_lazy, write_text
 from pairwise_polars.report._comparison import baseline_section
 from pairwise_polars.report._forest import forest_charts
+from pairwise_polars.report._judge import judge_section
 from pairwise_polars.report._notes import JUDGE_NOTES
 from pairwise_polars.report._tables import summary_slices
 from pairwise_polars.report._view import Page, errors, metric_section, verdict
 from pairwise_polars.summary import GateResult, summarize
+from pairwise_polars.summary._judge_rows import combined_only
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """The page's Content-Security-Policy: it may load nothing at all and run no script, so viewing
@@ -60,7 +62,10 @@ def render_report(
     table of what changed and a forest plot of the changes, worse slices first. ``disparities``
     (from :func:`~pairwise_polars.disparities`) adds "Who is disadvantaged": per dimension and
     outcome a forest plot of each attribute's disparity with its interval around the zero line,
-    labelled with who is favoured, and the control's interval beside it.
+    labelled with who is favoured, and the control's interval beside it. A run that measured
+    the judge (a panel, repeats, a masked view or both orders) gets "The judge": its attribute
+    effect, the panel's agreement, the verdict's stability and position bias per slice, and
+    each judge of a panel side by side (:func:`~pairwise_polars.judge_report`).
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -68,11 +73,12 @@ def render_report(
     >>> "Mean divergence by slice" in render_report(scored)
     True
     """
-    frame, _ = to_lazy(scored)
+    judged, _ = to_lazy(scored)
+    frame = combined_only(judged)  # a panel's or repeats' figures read the combined rows
     schema = frame.collect_schema()
     if summary is None:
         present = None if slices is None else [s for s in slices if s in schema]
-        summary = summarize(frame, present, group_by=group_by, confidence=confidence)
+        summary = summarize(judged, present, group_by=group_by, confidence=confidence)
     found_slices = summary_slices(summary)
     checks = gates.checks if gates is not None else None
     judges = (
@@ -102,6 +108,7 @@ def render_report(
         confidence=f"{confidence:.0%}",
         baseline=None if comparison is None else baseline_section(comparison),
         disparities=forest_charts(disparities),
+        judge=judge_section(judged, summary),
     )
     css = files("pairwise_polars.report").joinpath("report.css").read_text(encoding="utf-8")
     return _ENV.get_template("report.html.j2").render(page=page, css=_Css(css), csp=CSP)

@@ -121,6 +121,8 @@ class Page:
     """The "since the baseline" section (:class:`~._comparison.Baseline`), with a baseline."""
     disparities: tuple[IntervalChart, ...] = ()
     """Forest plots of who is disadvantaged (when the report is given disparities)."""
+    judge: Any = None
+    """The "The judge" section (:class:`~._judge.JudgeSection`), when the run measured it."""
 
 
 def anchor(text: str) -> str:

@@ -25,6 +25,7 @@ from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
 from pairwise_polars.io import DataLike, Source, source_files
 from pairwise_polars.judges import BatchJudge, Judge, traits_of
+from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import read_labels
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import (
@@ -53,6 +54,12 @@ from pairwise_polars.runs._journal import (
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._run_disparities import run_disparities
+from pairwise_polars.runs._run_members import (
+    members_fingerprint,
+    priced_members,
+    run_members,
+    score_chunk,
+)
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
@@ -68,6 +75,7 @@ from pairwise_polars.scoring import (
     prepare,
     resolve_spec,
 )
+from pairwise_polars.scoring._members import Members, judge_keyword
 from pairwise_polars.summary import aggregate
 
 if TYPE_CHECKING:
@@ -117,7 +125,8 @@ async def ascore_parquet(
     destination: str | os.PathLike[str],
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     strategy: Strategy = "group",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     both_orders: bool = False,
@@ -154,7 +163,9 @@ async def ascore_parquet(
     :func:`aggregate`; their columns and values checked before the first judge call, their
     pairs at the end) the summary has the prediction-powered figures.
     ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders``, ``audit`` and
-    ``spec`` as for :func:`score_pairs` (the spec is recorded in the journal); ``prices`` (by model
+    ``spec`` as for :func:`score_pairs` (the spec is recorded in the journal); a panel
+    (``judge=[...]`` or :class:`Panel`) and ``repeats`` as for :func:`score` (the local runner
+    only; the members, their combine rule and the repeats are recorded too); ``prices`` (by model
     name) override the price table for ``usage``. ``score_parquet`` is the same call for sync
     code; ``ascore_parquet`` awaits it.
 
@@ -187,8 +198,14 @@ async def ascore_parquet(
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     spec = resolve_spec(
-        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
+    members = run_members(judge, repeats, spec, ray=on_ray is not None)
     if labels is not None:  # columns and numbers now; the pairs they name once scored
         read_labels(labels)
     judge = spec.judge
@@ -218,6 +235,7 @@ async def ascore_parquet(
         _warn_if_scattered(plan, columns.group_by)
     options = _resolved_pairing(pairing, strategy)
     fingerprint = _fingerprint(plan, strategy, options, spec, chunk_size, keep_text)
+    fingerprint |= members_fingerprint(members)
     info = {
         "created_by": f"pairwise_polars {_package_version()}",
         "source_paths": files,
@@ -227,7 +245,10 @@ async def ascore_parquet(
     bar = RunProgress(plan.n_pairs, len(plan.chunks), enabled=progress)
     with locked(run_files):
         journal = open_journal(run_files, fingerprint, len(plan.chunks), info, overwrite=overwrite)
-        with cache_session(cache, enabled=traits.cacheable) as store:
+        cacheable = traits.cacheable or (
+            members is not None and any(traits_of(j).cacheable for j in members.judges)
+        )
+        with cache_session(cache, enabled=cacheable) as store:
             run = _Run(
                 scan=scan,
                 strategy=strategy,
@@ -238,6 +259,7 @@ async def ascore_parquet(
                 journal=journal,
                 bar=bar,
                 group_by=columns.group_by,
+                members=members,
             )
             try:
                 todo = run.resume(plan.chunks)
@@ -264,6 +286,8 @@ async def ascore_parquet(
             finally:
                 bar.close()
     usage = run.spent.priced(judge.name, traits, prices)
+    if members is not None:
+        usage = priced_members(run.spent_by, members, prices)
     return _result(run, plan, bar, started, summary, usage)
 
 
@@ -331,6 +355,8 @@ class _Run:
     from_cache: int = 0
     errors: int = 0
     spent: Spent = field(default_factory=Spent)
+    members: Members | None = None
+    spent_by: dict[str, Spent] = field(default_factory=dict)
 
     def on_ray(
         self,
@@ -387,6 +413,10 @@ class _Run:
         return todo
 
     async def _scored(self, pairs: pl.DataFrame, judge: Judge) -> pl.DataFrame:
+        if self.members is not None:  # a panel or repeats: every member, then combined
+            return await score_chunk(
+                pairs, self.spec, self.members, self.store, self.spent_by, self.bar.answers
+            )
         # The spec's judge, or the one that only submits its batches (the same identity).
         prepared = prepare(pairs, spec=replace(self.spec, judge=judge))
         scoring = Scoring(prepared, self.store)

@@ -8,6 +8,7 @@ import polars as pl
 from pairwise_polars.outcome import disparities
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.summary import plain_rows
+from pairwise_polars.summary._judge_rows import combined_only
 
 
 def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame | None:
@@ -17,4 +18,6 @@ def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame |
         return None
     if not set(SIDED) <= set(parts.collect_schema().names()):
         return None
-    return disparities(plain_rows(parts), group_by=group_by)  # not a masked audit's rows
+    # Not a masked audit's rows; a panel's or repeats' member rows repeat each pair: its
+    # combined rows count it once.
+    return disparities(combined_only(plain_rows(parts)), group_by=group_by)

@@ -16,12 +16,19 @@ from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
 from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
-from pairwise_polars.judges import Judge
+from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
+from pairwise_polars.scoring._members import (
+    combined_plan,
+    judge_keyword,
+    members_of,
+    prepare_members,
+    score_members,
+)
 from pairwise_polars.scoring._plan import Plan, count, with_power
-from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
+from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
 from pairwise_polars.scoring._spec import Audit, ScoringSpec, resolve_spec
 
@@ -117,7 +124,8 @@ async def ascore_pairs(
     pairs: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
     audit: Audit | None = None,
@@ -162,26 +170,43 @@ async def ascore_pairs(
     """
     pairs = open_data(pairs, storage_options)
     spec = resolve_spec(
-        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
-    prepared = prepare(pairs, spec=spec)
+    members = members_of(judge, repeats, spec.judge)
+    fanned = prepare_members(pairs, spec, members)
+    prepared = fanned[0][0]
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
         checked = check_labels_for_pairs(prepared.pairs, maxima, labels)
-    with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        scored = await Scoring(prepared, store).score(progress=progress)
+    if members.fanned_out:
+        scored = await score_members(fanned, members, _score_one, cache=cache, progress=progress)
+    else:
+        with cache_session(cache, enabled=prepared.traits.cacheable) as store:
+            scored = await Scoring(prepared, store).score(progress=progress)
     return scored if checked is None else join_labels(scored.lazy(), checked).collect()
 
 
 score_pairs = sync_twin(ascore_pairs, "score_pairs")
 
 
+async def _score_one(
+    prepared: Prepared, store: JudgementCache | None, progress: bool
+) -> pl.DataFrame:
+    return await Scoring(prepared, store).score(progress=progress)
+
+
 async def ascore(
     data: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     strategy: Strategy = "group",
     both_orders: bool = False,
     order: Order = "random",
@@ -211,6 +236,7 @@ async def ascore(
         pairs,
         metrics,
         judge=judge,
+        repeats=repeats,
         both_orders=both_orders,
         order=order,
         audit=audit,
@@ -228,7 +254,8 @@ def plan(
     data: DataLike,
     metrics: MetricsLike = "pairwise-bias",
     *,
-    judge: Judge | None = None,
+    judge: JudgeLike = None,
+    repeats: int = 1,
     both_orders: bool = False,
     order: Order = "random",
     audit: Audit | None = None,
@@ -265,11 +292,22 @@ def plan(
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     spec = resolve_spec(
-        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
     )
-    prepared = prepare(pair_frame, spec=spec)
-    with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-        planned = Scoring(prepared, store, prices).plan()
+    members = members_of(judge, repeats, spec.judge)
+    fanned = prepare_members(pair_frame, spec, members)
+    prepared = fanned[0][0]
+    cacheable = any(p.traits.cacheable for p, _ in fanned)
+    with cache_session(cache, enabled=cacheable) as store:
+        plans = [
+            Scoring(p, store if p.traits.cacheable else None, prices).plan() for p, _ in fanned
+        ]
+    planned = combined_plan(plans, members) if members.fanned_out else plans[0]
     if detect is None and pilot is None:
         return planned
     names = {k: v for k, v in pairing.items() if k in ColumnNames.__annotations__}

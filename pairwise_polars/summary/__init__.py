@@ -31,8 +31,11 @@ from pairwise_polars.summary._gate import (
     GateResult,
     gate,
 )
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS
+from pairwise_polars.summary._judge_report import judge_report
 from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_power
 from pairwise_polars.summary._ppi import PPI_COLUMNS
+from pairwise_polars.summary._stability import verdict_stability
 from pairwise_polars.summary._summarize import gate_summary, summarize
 from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
 from pairwise_polars.summary._three_way import ERRORS_AS, MIN_GROUPS
@@ -50,6 +53,7 @@ __all__ = [
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
+    "JUDGE_COLUMNS",
     "JUDGE_GATE",
     "MAX_DISADVANTAGE",
     "MIN_DETECTABLE",
@@ -72,10 +76,12 @@ __all__ = [
     "gate_summary",
     "group_sums",
     "judge_agreement",
+    "judge_report",
     "merge_sums",
     "plain_rows",
     "slice_columns",
     "slice_power",
     "summarize",
     "threshold_problem",
+    "verdict_stability",
 ]

@@ -27,6 +27,8 @@ from pairwise_polars.summary._intervals import (
     residual_sums,
     with_intervals,
 )
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS, judge_figures
+from pairwise_polars.summary._judge_rows import combined_only, has_members
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
 from pairwise_polars.summary._ppi import (
     LABEL_SUM_COLUMNS,
@@ -36,6 +38,7 @@ from pairwise_polars.summary._ppi import (
     ppi_sums,
     with_ppi,
 )
+from pairwise_polars.summary._stability_check import STABILITY
 from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
 from pairwise_polars.summary._thresholds import check_score_thresholds
 
@@ -75,7 +78,9 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *EFFECT_COLUMNS}
+    known = {
+        "metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *EFFECT_COLUMNS, *JUDGE_COLUMNS, STABILITY
+    }  # fmt: skip
     return [c for c in summary.columns if c not in known]
 
 
@@ -146,6 +151,14 @@ def aggregate(
     and ``n_not_masked`` (pairs with no attribute term to mask); see
     :mod:`pairwise_polars.summary._attribute_effect`.
 
+    A frame judged by a panel or with repeats (``score(..., judge=[...], repeats=k)``: a
+    ``repeat`` column) is summarised from its combined rows only (``repeat`` null), and the
+    ``JUDGE_COLUMNS`` follow: ``judge_agreement`` (Krippendorff's alpha between the panel's
+    judges, interval distance: nominal for a binary rubric) with ``_low`` / ``_high`` bounds
+    from a bootstrap over groups, ``judge_effective_n`` (how many independent judges the panel
+    is worth: k / (1 + (k - 1) alpha)) and ``judge_repeat_sd`` (the pooled spread of one judge's
+    repeated scores of the same request); see :mod:`pairwise_polars.summary._judge_figures`.
+
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
     ...     "dimension": "gender", "score": [0.0, 0.5, None], "error": [None, None, "timeout"]})
@@ -153,6 +166,7 @@ def aggregate(
     [('gender', 3, 2, 0.5)]
     """
     frame, _ = to_lazy(scored)
+    frame, members = split_members(frame)
     check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
     if labels is not None:
         frame = attach_labels(frame, labels)
@@ -163,7 +177,15 @@ def aggregate(
         divergence_threshold=divergence_threshold,
         confidence=confidence,
         group_by=group_by,
+        members=members,
     )
+
+
+def split_members(frame: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """The combined rows every figure reads (of a panel or repeats) and the member rows the
+    judge's own figures read (``None`` when the frame has no members)."""
+    members = frame if has_members(frame.collect_schema()) else None
+    return combined_only(frame), members
 
 
 def check_scored(
@@ -189,8 +211,10 @@ def aggregate_checked(
     divergence_threshold: float,
     confidence: float,
     group_by: str,
+    members: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
-    """:func:`aggregate` of a frame :func:`check_scored` has passed (labels attached)."""
+    """:func:`aggregate` of a frame :func:`check_scored` has passed (labels attached; the
+    combined rows of :func:`split_members`, whose ``members`` give the judge's figures)."""
     schema = frame.collect_schema()
     by = default_slices(schema) if by is None else list(by)
     needed = ["metric", "score", group_by, *by]
@@ -229,6 +253,9 @@ def aggregate_checked(
     if audited:
         effect = attribute_effect(scored_rows, keys, group_by, confidence=confidence)
         summary = summary.join(effect, on=keys, how="left", nulls_equal=True)
+    if members is not None:  # a panel's agreement and the repeats' spread, in the plain view
+        judged = judge_figures(plain_rows(members), keys, group_by, confidence)
+        summary = summary.join(judged, on=keys, how="left", nulls_equal=True)
     return summary
 
 

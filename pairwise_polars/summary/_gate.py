@@ -29,11 +29,13 @@ from pairwise_polars.summary._gate_checks import (
     EXCESS_GATE,
     FAIRNESS_GATES,
     GATE_NAMES,
+    PANEL_GATE,
     Threshold,
     gate_checks,
 )
 from pairwise_polars.summary._ppi import CORRECTED
 from pairwise_polars.summary._required import REQUIRED_CHECK, check_require
+from pairwise_polars.summary._stability_check import STABILITY
 from pairwise_polars.summary._three_way import (
     MIN_GROUPS,
     ErrorsAs,
@@ -56,7 +58,15 @@ __all__ = [
 ]
 
 Status = Literal["pass", "fail", "inconclusive"]
-_UNTRUSTED = (ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, REQUIRED_CHECK, JUDGE_GATE)
+_UNTRUSTED = (
+    ERROR_GATE,
+    EMPTY_CHECK,
+    AGREEMENT_GATE,
+    REQUIRED_CHECK,
+    JUDGE_GATE,
+    PANEL_GATE,
+    STABILITY,
+)
 
 
 def check_statuses(checks: pl.DataFrame) -> pl.Series:
@@ -131,6 +141,10 @@ class GateResult:
             reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
         if JUDGE_GATE in gates:
             reasons.append(f"the judge reacts to the attribute beyond {JUDGE_GATE}")
+        if PANEL_GATE in gates:
+            reasons.append(f"the panel's judges agree below {PANEL_GATE}")
+        if STABILITY in gates:
+            reasons.append("the verdict does not hold on resampled repeats (verdict_stability)")
         if EMPTY_CHECK in gates:
             reasons.append("nothing was scored")
         elif not reasons:
@@ -215,6 +229,7 @@ def gate(
     max_mean_divergence: Threshold = None,
     max_excess_divergence: Threshold = None,
     min_label_agreement: Threshold = None,
+    min_judge_agreement: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
     max_judge_attribute_effect: Threshold = None,
     per: Sequence[str] | None = None,
@@ -259,7 +274,12 @@ def gate(
     judge's own figures where it has none; each check's note says which.
     ``min_label_agreement`` needs such a summary: it checks ``label_agreement``, the judge's
     quadratic weighted kappa against the labels, and a failure (or no labels) is
-    inconclusive: an instrument people disagree with cannot vouch for fairness. A
+    inconclusive: an instrument people disagree with cannot vouch for fairness.
+    ``min_judge_agreement`` checks ``judge_agreement`` (Krippendorff's alpha among a panel's
+    judges; ``conservative``: its lower bound), a summary of a panel's scored frame; a failure
+    is inconclusive too. A summary with ``verdict_stability`` (from
+    :func:`~pairwise_polars.verdict_stability`, repeats) gets a check per row: below 0.9 the
+    verdict is inconclusive, with a note saying so. A
     threshold is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping
     from metric name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
@@ -311,6 +331,7 @@ def gate(
             "max_mean_divergence": max_mean_divergence,
             EXCESS_GATE: max_excess_divergence,
             AGREEMENT_GATE: min_label_agreement,
+            PANEL_GATE: min_judge_agreement,
             JUDGE_GATE: max_judge_attribute_effect,
         },
         per=per,

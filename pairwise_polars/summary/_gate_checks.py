@@ -21,6 +21,7 @@ from pairwise_polars.summary._disparity_gate import (
 from pairwise_polars.summary._familywise import breach_columns
 from pairwise_polars.summary._ppi import AGREEMENT, corrected
 from pairwise_polars.summary._required import required_checks
+from pairwise_polars.summary._stability_check import stability_checks
 from pairwise_polars.summary._three_way import Reading, counted, three_way, unscored_note
 from pairwise_polars.summary._thresholds import check_threshold, warn_if_vacuous
 
@@ -34,6 +35,7 @@ _GATES = {
     "max_mean_divergence": ("mean_divergence", "mean_divergence_high", "max"),
     "max_excess_divergence": ("excess_divergence", "excess_divergence_high", "max"),
     "min_label_agreement": ("label_agreement", "label_agreement", "min"),
+    "min_judge_agreement": ("judge_agreement", "judge_agreement_low", "min"),
 }
 EXCESS_GATE = "max_excess_divergence"
 NO_CONTROLS = (
@@ -47,6 +49,9 @@ UNSCORED_CONTROLS = (
 AGREEMENT_GATE = "min_label_agreement"
 """The judge's agreement with human labels (quadratic weighted kappa): a failure says the
 instrument cannot be trusted, so the verdict is inconclusive, not FAIL."""
+PANEL_GATE = "min_judge_agreement"
+"""The panel's agreement among its judges (Krippendorff's alpha): like the label agreement, a
+failure says the instrument cannot be trusted (inconclusive)."""
 ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
@@ -126,11 +131,17 @@ def gate_checks(
         if name == AGREEMENT_GATE:
             frames.append(_agreement_checks(summary, slices, limit))
             continue
+        if name == PANEL_GATE:
+            frames.append(_panel_checks(summary, slices, limit, conservative=conservative))
+            continue
         if name == JUDGE_GATE:  # the judge on trial: its failure is inconclusive
             label = _slice_label(slices)
             frames.append(effect_checks(summary, label, limit, conservative=conservative))
             continue
         frames.append(_fairness_checks(summary, slices, name, limit, reading))
+    stable = stability_checks(summary, _slice_label(slices)) if limits else None
+    if stable is not None:
+        frames.append(stable)
     return (
         pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
     )
@@ -266,6 +277,34 @@ def _agreement_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) 
     )
 
 
+def _panel_checks(
+    summary: pl.DataFrame, slices: list[str], limit: pl.Expr, *, conservative: bool
+) -> pl.DataFrame:
+    """``min_judge_agreement``: a panel whose judges disagree leaves the run inconclusive."""
+    point, bound, _ = _GATES[PANEL_GATE]
+    column = bound if conservative else point
+    if column not in summary.columns:
+        raise ColumnError(
+            f"gate {PANEL_GATE} needs a summary of a panel: score(..., judge=[judge_a, "
+            "judge_b, judge_c]) then aggregate(...) (it checks judge_agreement)."
+        )
+    observed = pl.col(column).cast(pl.Float64)
+    passed = observed.is_not_null() & (observed >= pl.col(_LIMIT)).fill_null(False)
+    return _limited(summary, limit).select(
+        metric=pl.col("metric"),
+        slice=_slice_label(slices),
+        gate=pl.lit(PANEL_GATE),
+        threshold=pl.col(_LIMIT),
+        observed=observed,
+        passed=passed,
+        status=pl.when(passed).then(pl.lit("pass")).otherwise(pl.lit("inconclusive")),
+        note=pl.when(observed.is_null())
+        .then(pl.lit(f"no {point} (one judge or one group): unknown is not fair"))
+        .when(pl.lit(conservative))
+        .then(pl.lit(f"on the interval bound {bound}")),
+    )
+
+
 def _error_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) -> pl.DataFrame:
     missing = [c for c in ("n_pairs", "n_errors") if c not in summary.columns]
     if missing:
@@ -314,6 +353,11 @@ def _empty_check() -> pl.DataFrame:
         },
         schema={**CHECK_SCHEMA, "status": pl.String},
     )
+
+
+def slice_label(slices: Sequence[str]) -> pl.Expr:
+    """The ``slice`` label a check gets for a summary row sliced by ``slices``."""
+    return _slice_label(list(slices))
 
 
 def _slice_label(slices: list[str]) -> pl.Expr:

@@ -18,6 +18,7 @@ from pairwise_polars.summary._aggregate import (
     check_scored,
     default_slices,
     slice_columns,
+    split_members,
 )
 from pairwise_polars.summary._attribute_effect import EFFECT_COLUMNS, judge_notes
 from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
@@ -32,6 +33,7 @@ from pairwise_polars.summary._gate import (
     gate_checks,
     judged,
 )
+from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS
 from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._required import check_require, required_checks
 from pairwise_polars.summary._three_way import (
@@ -65,6 +67,7 @@ def summarize(
     [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
     """
     frame, _ = to_lazy(scored)
+    frame, members = split_members(frame)
     check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
     if labels is not None:  # checked and joined once for both scopes
         frame = attach_labels(frame, labels)
@@ -77,6 +80,7 @@ def summarize(
         "divergence_threshold": divergence_threshold,
         "confidence": confidence,
         "group_by": group_by,
+        "members": members,
     }
     overall = aggregate_checked(frame, (), **options).with_columns(pl.lit("overall").alias(SCOPE))
     frames = [overall]
@@ -98,6 +102,7 @@ def summarize(
             "metric", SCOPE, *slices, *SUMMARY_COLUMNS,
             *[c for c in PPI_COLUMNS if c in summary.columns],
             *[c for c in EFFECT_COLUMNS if c in summary.columns],
+            *[c for c in JUDGE_COLUMNS if c in summary.columns],
         )
     )  # fmt: skip
 

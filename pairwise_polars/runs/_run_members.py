@@ -1,0 +1,93 @@
+"""A parquet run judged by a panel or with repeats: each chunk judged by every member, the
+members recorded in the run's fingerprint (so a run resumes only with the same panel, rule and
+repeats) and every member's spending priced by its own model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._errors import OptionError
+from pairwise_polars.engine import JudgementCache
+from pairwise_polars.judges import traits_of
+from pairwise_polars.judges._panel import JudgeLike
+from pairwise_polars.scoring import Prices, Scoring, ScoringSpec, Spent, Usage
+from pairwise_polars.scoring._members import (
+    Members,
+    members_of,
+    prepare_members,
+    score_members,
+)
+
+
+def run_members(judge: JudgeLike, repeats: int, spec: ScoringSpec, *, ray: bool) -> Members | None:
+    """The members of a run with a panel or repeats (None: one judge, asked once)."""
+    members = members_of(judge, repeats, spec.judge)
+    if not members.fanned_out:
+        return None
+    if ray:
+        raise OptionError(
+            'A panel or repeats run with runner="local" for now: the Ray runner judges one '
+            'judge once per request. Drop runner="ray", or the panel and repeats.'
+        )
+    batch = [j.name for j in members.judges if traits_of(j).kind == "batch"]
+    if batch:
+        raise OptionError(
+            f"A panel or repeats need chat judges; {batch[0]!r} is a Batch API judge, whose "
+            "answers come later. Use its chat judge (batch=False) in the panel."
+        )
+    return members
+
+
+def members_fingerprint(members: Members | None) -> dict[str, Any]:
+    """What the journal records of the members (nothing for one judge asked once, so runs
+    recorded before panels resume)."""
+    if members is None:
+        return {}
+    return {
+        "panel": [
+            {"name": j.name, "identity": dict(traits_of(j).identity)} for j in members.judges
+        ],
+        "combine": members.combine,
+        "repeats": members.repeats,
+    }
+
+
+async def score_chunk(
+    pairs: pl.DataFrame,
+    spec: ScoringSpec,
+    members: Members,
+    store: JudgementCache | None,
+    spent: dict[str, Spent],
+    observe: Callable[[pl.DataFrame], None],
+) -> pl.DataFrame:
+    """One chunk judged by every member (their spending added to ``spent`` by judge name)."""
+
+    async def one(prepared: Any, cache: JudgementCache | None, progress: bool) -> pl.DataFrame:
+        del progress  # the run's bar counts every member's answers
+        scoring = Scoring(prepared, cache)
+        scored = await scoring.score(progress=False, observe=observe)
+        if scoring.usage is not None:
+            spent.setdefault(prepared.judge.name, Spent()).add(scoring.usage)
+        return scored
+
+    fanned = prepare_members(pairs, spec, members)
+    return await score_members(fanned, members, one, cache=store, progress=False)
+
+
+def priced_members(spent: dict[str, Spent], members: Members, prices: Prices | None) -> Usage:
+    """Every member's spending priced by its model, added up."""
+    usages = [
+        spent.get(j.name, Spent()).priced(j.name, traits_of(j), prices) for j in members.judges
+    ]
+    costs = [u.cost_usd for u in usages]
+    return Usage(
+        requests=sum(u.requests for u in usages),
+        input_tokens=sum(u.input_tokens for u in usages),
+        cached_tokens=sum(u.cached_tokens for u in usages),
+        output_tokens=sum(u.output_tokens for u in usages),
+        cost_usd=None if None in costs else sum(c for c in costs if c is not None),
+        price="; ".join(dict.fromkeys(u.price for u in usages)),
+    )

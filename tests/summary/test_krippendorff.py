@@ -1,0 +1,102 @@
+"""Krippendorff's alpha of a panel: the textbook's worked examples, by hand, and its algebra."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pairwise_polars as pp
+
+# Krippendorff (2011), "Computing Krippendorff's alpha-reliability", section C: four observers,
+# twelve units, values 1..5, missing values. Published: interval alpha = 0.849.
+N = None
+TEXTBOOK = {
+    "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
+    "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
+    "C": [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
+    "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N],
+}
+
+
+def panel_frame(ratings: dict[str, list[int | None]], top: float = 5.0) -> pl.DataFrame:
+    """A scored frame of a panel: one member row per (judge, unit) rated, a combined row per
+    unit, each unit its own pair and group."""
+    rows = []
+    units = len(next(iter(ratings.values())))
+    for unit in range(units):
+        for name, values in ratings.items():
+            if values[unit] is not None:
+                rows.append((unit, name, 0, values[unit] / top))
+        rows.append((unit, "panel", None, 0.0))
+    return pl.DataFrame(
+        rows, schema=["pair_id", "judge_model", "repeat", "score"], orient="row"
+    ).with_columns(
+        metric=pl.lit("pairwise-bias"),
+        group_id=pl.col("pair_id"),
+        error=pl.lit(None, pl.String),
+        repeat=pl.col("repeat").cast(pl.Int64),
+    )
+
+
+def alpha(ratings: dict[str, list[int | None]], top: float = 5.0) -> float:
+    return pp.aggregate(panel_frame(ratings, top), by=[])["judge_agreement"].item()
+
+
+def test_the_textbook_interval_alpha() -> None:
+    assert alpha(TEXTBOOK) == pytest.approx(0.849, abs=5e-4)
+
+
+def test_a_binary_example_by_hand() -> None:
+    # units (0,0), (1,1), (0,1): n = 6 pairable values, three 0s and three 1s; the only
+    # disagreeing unit contributes 2 ordered pairs, so alpha = 1 - (n - 1) * 2 / (2 * 3 * 3).
+    assert alpha({"a": [0, 1, 0], "b": [0, 1, 1]}, top=1.0) == pytest.approx(1 - 5 * 2 / 18)
+
+
+def test_units_with_one_value_are_not_pairable() -> None:
+    # the third unit has one value: leaving it out gives the same alpha as without it
+    with_single = {"a": [0, 1, 0, 1], "b": [0, 1, 1, N]}
+    assert alpha(with_single, top=1.0) == pytest.approx(
+        alpha({"a": [0, 1, 0], "b": [0, 1, 1]}, 1.0)
+    )
+
+
+def test_no_variation_has_no_alpha_and_one_judge_has_none() -> None:
+    assert alpha({"a": [1, 1, 1], "b": [1, 1, 1]}) is None
+    summary = pp.aggregate(panel_frame({"a": [1, 2, 3]}), by=[])
+    assert summary["judge_agreement"].item() is None
+    assert summary["judge_effective_n"].item() is None
+
+
+ratings = st.lists(
+    st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=25
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ratings)
+def test_alpha_ignores_the_scale_and_the_judges_order(units: list[tuple[int, int, int]]) -> None:
+    a, b, c = (list(col) for col in zip(*units, strict=True))
+    base = alpha({"a": a, "b": b, "c": c}, top=4.0)
+    if base is None:
+        return
+    assert alpha({"c": c, "a": a, "b": b}, top=4.0) == pytest.approx(base)
+    assert alpha({"a": a, "b": b, "c": c}, top=8.0) == pytest.approx(base)
+    assert base <= 1.0 + 1e-12
+    summary = pp.aggregate(panel_frame({"a": a, "b": b, "c": c}, 4.0), by=[])
+    low, high = summary["judge_agreement_low"].item(), summary["judge_agreement_high"].item()
+    if low is not None:
+        assert low <= high
+    effective = summary["judge_effective_n"].item()
+    assert 1.0 - 1e-12 <= effective <= 3.0 + 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=3, max_size=25))
+def test_identical_judges_agree_perfectly(values: list[int]) -> None:
+    result = alpha({"a": list(values), "b": list(values)}, top=4.0)
+    if len(set(values)) > 1:
+        assert result == pytest.approx(1.0)
+    else:
+        assert result is None
