@@ -2,14 +2,17 @@
 
 Every write replaces the journal in one step (a local ``os.replace``, or one upload to an
 object store: see ``_store.py``), after the chunk's part has been written the same way. Killed
-at any moment, a destination holds the journal before or after a chunk, never half of one: a
-part the journal does not list is removed and redone on resume (its paid judgements come back
-from the cache).
+at any moment, a destination holds the journal before or after a chunk, never half of one. A
+part the journal does not list yet (written just before a kill; on Ray, where workers write
+parts and the driver journals them as their results arrive, several can be) is adopted on
+resume when its footer says it is this run's part of that chunk, whole (see :func:`adoptable`);
+any other unlisted part is removed and redone (its paid judgements come back from the cache).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -40,8 +43,44 @@ PAIRING_DEFAULTS: dict[str, Any] = {
 recorded) left out; filled in when it is compared."""
 
 
+PART_METADATA = "pairwise_polars.part"
+"""The key of a part's footer entry: its run, its chunk and its journal entry (JSON)."""
+
+
 def part_name(index: int) -> str:
     return f"{SCORED}/part-{index:06d}.parquet"
+
+
+def run_digest(fingerprint: dict[str, Any]) -> str:
+    """A short digest of what the run is (source, pairs, options): written into each part, so
+    a part found without its journal entry can be told to belong to this run."""
+    return hashlib.sha256(_canonical(fingerprint).encode()).hexdigest()[:32]
+
+
+def part_footer(digest: str, index: int, entry: dict[str, Any]) -> dict[str, str]:
+    """The footer entry a part is written with (see :func:`adoptable`)."""
+    return {PART_METADATA: json.dumps({"run": digest, "chunk": index, "entry": entry})}
+
+
+def adoptable(store: RunStore, name: str, digest: str) -> tuple[int, dict[str, Any]] | None:
+    """The chunk and journal entry of an unlisted part whose content checks out: its footer
+    names this run and the chunk its name says, and it holds the rows it was written with
+    (a part is uploaded or renamed whole, so a readable footer means a whole file). None for
+    anything else (a part of another run, an older part without a footer, a broken file)."""
+    stem = Path(name).name
+    if not (stem.startswith("part-") and stem.endswith(".parquet")):
+        return None
+    try:
+        index = int(stem[len("part-") : -len(".parquet")])
+        found = json.loads(store.part_metadata(name).get(PART_METADATA, "null"))
+        entry = found["entry"]
+        if found["run"] != digest or found["chunk"] != index:
+            return None
+        if store.parquet_rows(name) != entry["scored_rows"]:
+            return None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return index, {"part": part_name(index), **entry, "adopted": True}
 
 
 class Journal:
@@ -53,6 +92,7 @@ class Journal:
         self.store = store
         self.destination: Path | str = store.path if isinstance(store, LocalStore) else store.uri
         self.fingerprint = fingerprint
+        self.digest = run_digest(fingerprint)
         self.n_chunks = n_chunks
         self.info = info
         self.chunks: dict[int, dict[str, Any]] = {}
@@ -137,7 +177,12 @@ def open_journal(
     store.prepare()
     listed = {part_name(i) for i in journal.chunks}
     for name in store.names(f"{SCORED}/"):  # a part written just before a kill, or temp files
-        if name not in listed and Path(name).name.startswith(("part-", ".part-")):
+        if name in listed or not Path(name).name.startswith(("part-", ".part-")):
+            continue
+        adopted = None if overwrite else adoptable(store, name, journal.digest)
+        if adopted is not None and adopted[0] < n_chunks:
+            journal.chunks[adopted[0]] = adopted[1]
+        else:
             store.delete(name)
     for name in store.names():
         if Path(name).name.startswith(".") and ".tmp-" in name:

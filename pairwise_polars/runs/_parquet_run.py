@@ -371,8 +371,11 @@ class _Run:
         """Score ``todo`` on Ray (``ray_run``: the Ray runner's module); the summary of the
         whole run, merged from the chunks' per-group sums."""
         resumed = [i for i in sorted(self.journal.chunks) if i not in {c.index for c in todo}]
+        destination = self.journal.destination  # a folder: the same absolute path on every node
         job = ray_run.ChunkJob(
-            destination=str(self.journal.destination),
+            destination=str(Path(destination).absolute())
+            if isinstance(destination, Path)
+            else destination,
             strategy=self.strategy,
             pairing=self.pairing,
             spec=self.spec,
@@ -380,7 +383,9 @@ class _Run:
             cache=None if self.store is None else str(self.store.path),
             group_by=self.group_by,
             n_pairs={c.index: c.n_pairs for c in todo},
+            run=self.journal.digest,
         )
+        self.bar.chunk = len(self.journal.chunks)  # chunks finish in any order: count them
         tally = ray_run.run_chunks(
             source=source,
             schema=self.scan.collect_schema(),  # position and ids included
@@ -390,7 +395,7 @@ class _Run:
             judge=judge,
             actors=actors,
             progress=progress,
-            on_chunk=self.finished,
+            on_chunk=self._finished_on_ray,
         )
         self.bar.answered += tally.judged
         self.spent = tally.spent
@@ -400,6 +405,12 @@ class _Run:
             tally.sums.append(sums)
             tally.errors.append(errors)
         return ray_run.summary_of(tally.sums, tally.errors, self.group_by)
+
+    def _finished_on_ray(self, index: int, entry: dict[str, Any]) -> None:
+        """As :meth:`finished`; the line's "chunk k/n" counts the chunks done, in any order."""
+        self.finished(index, entry)
+        self.bar.chunk = len(self.journal.chunks)
+        self.bar.update()
 
     def resume(self, chunks: list[Chunk]) -> list[Chunk]:
         """The chunks still to score; the finished ones are counted as resumed."""
@@ -442,6 +453,7 @@ class _Run:
                     pairs.height,
                     scored,
                     keep_text=self.keep_text,
+                    run=self.journal.digest,
                 )
                 self.finished(chunk.index, entry)
 

@@ -11,7 +11,7 @@ import polars as pl
 from pairwise_polars._errors import EmptyDataWarning, RunStateError
 from pairwise_polars.outcome._sided import with_sided_outcomes
 from pairwise_polars.pairing import SKIP_REASON, PairingOptions, Strategy, form_pairs
-from pairwise_polars.runs._journal import RunStore, part_name
+from pairwise_polars.runs._journal import RunStore, part_footer, part_name
 
 TEXT_COLUMNS = ("input_a", "input_b", "output_a", "output_b")
 """Left out of the scored parts unless ``keep_text=True``: the source holds them (join on
@@ -37,15 +37,22 @@ def chunk_pairs(
 
 
 def write_part(
-    store: RunStore, index: int, n_pairs: int, scored: pl.DataFrame, *, keep_text: bool
+    store: RunStore,
+    index: int,
+    n_pairs: int,
+    scored: pl.DataFrame,
+    *,
+    keep_text: bool,
+    run: str,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Write a chunk's scored frame as its part; the frame written and the journal's entry
-    (plus ``not_judged``: pairs that could not be judged, which the journal does not keep)."""
+    (plus ``not_judged``: pairs that could not be judged, which the journal does not keep).
+    The part's footer carries ``run`` (the run's digest), the chunk and the entry, so a resume
+    can adopt a part whose journal entry a kill prevented."""
     # Outcomes of both sides, read while the texts are here: the run's disparities need them.
     scored = with_sided_outcomes(scored)
     if not keep_text:
         scored = scored.drop(TEXT_COLUMNS, strict=False)
-    store.write(part_name(index), scored.write_parquet)
     counts = scored.select(
         cached=pl.col("cached").sum(),
         errors=pl.col("error").is_not_null().sum(),
@@ -56,6 +63,7 @@ def write_part(
         "scored_rows": scored.height,
         "from_cache": counts["cached"],
         "errors": counts["errors"],
-        "not_judged": counts["not_judged"],
     }
-    return scored, entry
+    footer = part_footer(run, index, entry)
+    store.write(part_name(index), lambda path: scored.write_parquet(path, metadata=footer))
+    return scored, {**entry, "not_judged": counts["not_judged"]}

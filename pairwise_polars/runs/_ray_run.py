@@ -82,6 +82,8 @@ class ChunkJob:
     group_by: str
     n_pairs: dict[int, int]
     """Pairs per chunk, as planned: a chunk that pairs otherwise is refused."""
+    run: str = ""
+    """The run's digest, written into each part's footer (a resume adopts a part by it)."""
 
 
 def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
@@ -114,15 +116,18 @@ class RayTally:
     errors: list[pl.DataFrame] = field(default_factory=list)
 
 
-def connect() -> None:
+def connect() -> bool:
     """Attach to the cluster ``RAY_ADDRESS`` names (or ``ray job submit`` runs in), else start
-    a local one; a session already started (by the caller, a test) is used as it is."""
+    a local one; a session already started (by the caller, a test) is used as it is. True when
+    this call connected (the run then disconnects at its end, shutting down a local Ray it
+    started, so no Ray process of ours outlives the run)."""
     if ray.is_initialized():
-        return
+        return False
     if os.environ.get("RAY_ADDRESS"):
         ray.init(logging_level=logging.WARNING)
     else:
         ray.init(include_dashboard=False, logging_level=logging.WARNING)
+    return True
 
 
 def run_chunks(
@@ -139,7 +144,36 @@ def run_chunks(
 ) -> RayTally:
     """Score the ``todo`` chunks on Ray; ``on_chunk(index, entry)`` is called on the driver as
     each chunk's part is written. Returns the fresh answers and the chunks' summary sums."""
-    connect()
+    started = connect()
+    try:
+        return _run_chunks(
+            source=source,
+            schema=schema,
+            id_column=id_column,
+            todo=todo,
+            job=job,
+            judge=judge,
+            actors=actors,
+            progress=progress,
+            on_chunk=on_chunk,
+        )
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _run_chunks(
+    *,
+    source: Source,
+    schema: pl.Schema,
+    id_column: str,
+    todo: list[Chunk],
+    job: ChunkJob,
+    judge: Judge,
+    actors: int | None,
+    progress: bool,
+    on_chunk: Callable[[int, dict[str, Any]], None],
+) -> RayTally:
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = progress
     tally = RayTally()
@@ -237,7 +271,7 @@ class ChunkScorer:
         )
         scored, judged, usage = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
-            _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text
+            _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text, run=job.run
         )
         sums, errors = part_sums(written, job.group_by)
         return pa.table(

@@ -139,6 +139,13 @@ class LocalStore:
         except (OSError, ValueError, ArrowException):
             return None
 
+    def part_metadata(self, name: str) -> dict[str, str]:
+        """A parquet file's footer key-value entries ({} when it is missing or broken)."""
+        try:
+            return pl.read_parquet_metadata(self.path / name)
+        except (OSError, pl.exceptions.PolarsError):
+            return {}
+
     def scan(self, pattern: str) -> pl.LazyFrame:
         return pl.scan_parquet(self.path / pattern)
 
@@ -300,6 +307,13 @@ class ObjectStore:
             return int(scan.select(pl.len()).collect().item())
         except (pl.exceptions.PolarsError, OSError):
             return None
+
+    def part_metadata(self, name: str) -> dict[str, str]:
+        """A parquet object's footer key-value entries ({} when it is missing or broken)."""
+        try:
+            return pl.read_parquet_metadata(self.url(name), storage_options=self._polars_options())
+        except (OSError, pl.exceptions.PolarsError):
+            return {}
 
     def scan(self, pattern: str) -> pl.LazyFrame:
         return pl.scan_parquet(self.url(pattern), storage_options=self._polars_options())
