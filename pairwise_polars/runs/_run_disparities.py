@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from pairwise_polars.outcome import disparities
-from pairwise_polars.outcome._sided import SIDED
+from pairwise_polars.outcome._sided import SIDED, SIDED_ERRORS
 
 
 def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame | None:
@@ -17,3 +17,14 @@ def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame |
     if not set(SIDED) <= set(parts.collect_schema().names()):
         return None
     return disparities(parts, group_by=group_by)
+
+
+def outcome_errors(parts: pl.LazyFrame | None) -> int:
+    """Responses of the run's pairs whose outcome the judge failed to read (each side of each
+    pair once; 0 when the heuristic read them)."""
+    if parts is None or not set(SIDED_ERRORS) <= set(parts.collect_schema().names()):
+        return 0
+    counted = parts.unique("pair_id").select(
+        pl.sum_horizontal(pl.col(c).is_not_null().sum() for c in SIDED_ERRORS)
+    )
+    return int(counted.collect().item())
