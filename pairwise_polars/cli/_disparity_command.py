@@ -87,7 +87,7 @@ def _disparities(args: argparse.Namespace, console: Console) -> int:
         {"the disparities (-o)": args.out} if table else {},
     )
     strategy, pairing = pairing_from(args)
-    columns = pairing["columns"]
+    columns = pairing.get("columns")
     source = input_files(args.data[0] if len(args.data) == 1 else list(args.data))
     data: pl.LazyFrame | pl.DataFrame = scan_source(source)
     schema = data.collect_schema()
