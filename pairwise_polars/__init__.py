@@ -46,7 +46,16 @@ from pairwise_polars.outcome import disparities, outcomes
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.report import write_report
 from pairwise_polars.runs import ParquetRun, ascore_parquet, score_parquet
-from pairwise_polars.scoring import Plan, Usage, ascore, ascore_pairs, plan, score, score_pairs
+from pairwise_polars.scoring import (
+    Plan,
+    ScoringSpec,
+    Usage,
+    ascore,
+    ascore_pairs,
+    plan,
+    score,
+    score_pairs,
+)
 from pairwise_polars.summary import (
     GateResult,
     JudgeAgreement,
@@ -96,6 +105,7 @@ __all__ = [
     "Price",
     "RunStateError",
     "ScoreError",
+    "ScoringSpec",
     "TemplateError",
     "Usage",
     "__version__",

@@ -36,8 +36,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "engine": _may(BASE),
     # the protocol, the OpenAI chat and batch judges, the heuristic judge
     "judges": _may(f"{BASE} io metrics engine"),
-    # prepare once, the judge map, plan (whose power analysis is the summary's estimator's)
-    "scoring": _may(f"{BASE} io pairing metrics labels engine judges summary"),
+    # prepare once, the judge map, plan (whose power analysis is the summary's estimator's);
+    # the masked audit finds attribute terms with the counterfactual lexicons
+    "scoring": _may(f"{BASE} io pairing metrics labels engine judges summary counterfactual"),
     # aggregate, summarize, gate: from scored frames, never from a judge
     "summary": _may(f"{BASE} io pairing metrics labels"),
     # outcomes per response (read by a judge) and the disparities they give

@@ -33,12 +33,19 @@ from pairwise_polars.io import (
     scan_data,
     write_frame,
 )
-from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
-from pairwise_polars.metrics import Metric, metric_names, pairwise_metrics
+from pairwise_polars.metrics import metric_names, pairwise_metrics
 from pairwise_polars.pairing import Columns, check_groups, form_pairs
 from pairwise_polars.runs import RUNNERS, score_parquet
-from pairwise_polars.scoring import ORDERS, Plan, Usage, prepare, score_prepared
+from pairwise_polars.scoring import (
+    AUDITS,
+    ORDERS,
+    Plan,
+    ScoringSpec,
+    Usage,
+    prepare,
+    score_prepared,
+)
 from pairwise_polars.summary import DEFAULT_MAX_ERROR_RATE, ERROR_GATE, gate_summary, summarize
 
 _PAIR_MARKERS = ("pair_id", "output_a", "output_b")
@@ -149,6 +156,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="show each pair to an LLM judge as (a, b) or (b, a) by a hash of its pair_id "
         "(random, the default: the same on every run) or always as (a, b) (fixed)",
     )
+    score_cmd.add_argument(
+        "--audit",
+        choices=AUDITS,
+        default=None,
+        help="mask: judge every pair again with the attribute's terms masked (rows with "
+        "view=masked); the summary then has judge_attribute_effect",
+    )
     add_cache_options(score_cmd, what="judgement", default="the user cache folder")
     score_cmd.add_argument(
         "--max-error-rate",
@@ -247,18 +261,19 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
     judge = judge_from(args)
+    spec = ScoringSpec(tuple(metrics), judge, args.order, args.both_orders, args.audit)
     cache = cache_setting(args)
     if args.out and not args.dry_run:  # before anything is paid for
         check_writable(args.out, what=_SCORED)
     is_pairs = _is_pair_frame(data)
     if args.run_dir and not args.dry_run:  # a plan would read the whole run into memory
-        return _score_run(args, console, metrics, judge, cache)
+        return _score_run(args, console, spec, cache)
     if is_pairs:
         pairs: pl.LazyFrame = data
     else:
         strategy, pairing = pairing_from(args)
         pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
-    prepared = prepare(pairs, metrics, judge=judge, both_orders=args.both_orders, order=args.order)
+    prepared = prepare(pairs, spec=spec)
     checked = None
     if args.labels:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
@@ -286,7 +301,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         return 0
     if checked is not None:
         scored = join_labels(scored.lazy(), checked).collect()
-    _save_scored(scored, args, metrics, judge, strategy=None if is_pairs else args.strategy)
+    _save_scored(scored, args, spec, strategy=None if is_pairs else args.strategy)
     n_errors = scored["error"].is_not_null().sum()
     console.payload.update(output=args.out, n_rows=scored.height, n_errors=int(n_errors))
     console.verdict(
@@ -298,8 +313,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
 def _score_run(
     args: argparse.Namespace,
     console: Console,
-    metrics: list[Metric],
-    judge: Judge,
+    spec: ScoringSpec,
     cache: bool | str | None,
 ) -> int:
     source = args.data[0] if len(args.data) == 1 else list(args.data)
@@ -308,16 +322,13 @@ def _score_run(
     run = score_parquet(
         source,
         args.run_dir,
-        metrics,
-        judge=judge,
+        spec=spec,
         strategy=strategy,
         chunk_size=args.chunk_size,
-        both_orders=args.both_orders,
-        order=args.order,
         cache=cache,
         progress=console.progress,
         overwrite=args.overwrite,
-        prices=prices_from(args, judge.name),
+        prices=prices_from(args, spec.judge.name),
         runner=args.runner,
         actors=args.ray_actors,
         labels=args.labels,
@@ -357,8 +368,7 @@ def _error_gate(
 def _save_scored(
     scored: pl.DataFrame,
     args: argparse.Namespace,
-    metrics: list[Metric],
-    judge: Judge,
+    spec: ScoringSpec,
     *,
     strategy: str | None,
 ) -> None:
@@ -368,9 +378,10 @@ def _save_scored(
     about = {
         "data": list(input_files(args.data, storage_options_from(args)).files),
         "strategy": strategy,
-        "metrics": [m.name for m in metrics],
-        "judge": judge.name,
-        "both_orders": args.both_orders,
+        "metrics": [m.name for m in spec.metrics],
+        "judge": spec.judge.name,
+        "both_orders": spec.both_orders,
+        **({"audit": spec.audit} if spec.audit else {}),
         "scored_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     metadata = {PROVENANCE_KEY: json.dumps(about)}

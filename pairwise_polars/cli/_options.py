@@ -22,6 +22,7 @@ from pairwise_polars.summary import (
     DISPARITY_OUTCOMES,
     FAIRNESS_GATES,
     GATE_NAMES,
+    JUDGE_GATE,
     MAX_DISADVANTAGE,
     GateResult,
     gate_summary,
@@ -394,6 +395,8 @@ _GATE_HELP = {
     "without control pairs is inconclusive",
     "min_label_agreement": "the judge's agreement with the human labels (--labels) a slice "
     "must reach, as quadratic weighted kappa; below it the run is inconclusive",
+    JUDGE_GATE: "the judge's reaction to the attribute itself (judge_attribute_effect, from "
+    "--audit mask) a slice may show; beyond it the run is inconclusive",
 }
 
 
@@ -425,7 +428,7 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
     gates = parser.add_argument_group(
         "gates (checked overall and on every slice; thresholds from 0 to 1)"
     )
-    for name in FAIRNESS_GATES:
+    for name in (*FAIRNESS_GATES, JUDGE_GATE):
         gates.add_argument(
             f"--{name.replace('_', '-')}",
             type=threshold,

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from pairwise_polars.io import DataLike, to_lazy
+from pairwise_polars.summary import plain_rows
 
 SCORED_PARTS = ("scored", "part-*.parquet")
 """Where :func:`~pairwise_polars.score_parquet` writes its scored parts in a destination."""
@@ -18,7 +19,12 @@ SCORED_FILE = "scored.parquet"
 def scan_run(run: DataLike) -> pl.LazyFrame:
     """A scored run as a LazyFrame, nothing read but schemas: a frame as it is; a
     :func:`~pairwise_polars.score_parquet` destination (its ``scored/`` parts); a manifest
-    target's output folder (its ``scored.parquet``); any other scored file, folder or glob."""
+    target's output folder (its ``scored.parquet``); any other scored file, folder or glob.
+    A masked audit's rows (``view == "masked"``) are left out: they measure the judge."""
+    return plain_rows(_scan(run))
+
+
+def _scan(run: DataLike) -> pl.LazyFrame:
     if isinstance(run, (str, os.PathLike)) and Path(run).is_dir():
         folder = Path(run)
         if (folder / SCORED_PARTS[0]).is_dir():

@@ -11,6 +11,7 @@ from pairwise_polars._errors import ManifestError
 from pairwise_polars.judges import Judge, build_judge
 from pairwise_polars.metrics import Metric, get_metric
 from pairwise_polars.pairing import Columns, PairingOptions
+from pairwise_polars.scoring import ScoringSpec
 
 Threshold = float | Mapping[str, float]
 
@@ -105,6 +106,8 @@ class TargetSpec:
     judge: JudgeSpec = field(default_factory=JudgeSpec)
     both_orders: bool = False
     order: Literal["random", "fixed"] = "random"
+    audit: Literal["mask"] | None = None
+    """``mask``: judge every pair again with the attribute's terms masked (the judge's audit)."""
     slices: tuple[str, ...] | None = None
     """Slice columns of the summary; None: ``dimension`` when the data has it, else overall."""
     equivalence_threshold: float = 0.0
@@ -123,6 +126,13 @@ class TargetSpec:
     familywise: Literal["none", "holm", "bh"] | None = None
     """How the gates are judged over the slices (None: ``"none"`` for the fairness gates, Holm
     for the regression gate)."""
+
+    def scoring(self, *, need_key: bool = True) -> ScoringSpec:
+        """How the target's pairs are scored, as one spec (``need_key=False``, a dry run: the
+        judge's key variable need not be set)."""
+        metrics = tuple(spec.load() for spec in self.metrics)
+        judge = self.judge.build(need_key=need_key)
+        return ScoringSpec(metrics, judge, self.order, self.both_orders, self.audit)
 
     def pairing(self) -> PairingOptions:
         """Keyword arguments for :func:`~pairwise_polars.form_pairs` (besides the strategy)."""

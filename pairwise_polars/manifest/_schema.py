@@ -49,6 +49,7 @@ BLOCK_KEYS = (
     "judge",
     "both_orders",
     "order",
+    "audit",
     "slices",
     "equivalence_threshold",
     "divergence_threshold",
@@ -236,6 +237,11 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
             hint = suggest(str(got), ("random", "fixed")) if isinstance(got, str) else ""
             check.add(where, key, f"expected random or fixed, got {describe(got)}{hint}")
         spec["order"] = got
+    if "audit" in block:  # the masked audit: null (none) or mask
+        got, where, key = value("audit")
+        if got is not None and got != "mask":
+            check.add(where, key, f"expected mask (or null for none), got {describe(got)}")
+        spec["audit"] = got
     if "slices" in block:
         slices = check.strings(*value("slices"), allow_empty=True)
         spec["slices"] = tuple(slices or ())

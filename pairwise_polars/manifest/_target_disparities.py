@@ -11,7 +11,7 @@ from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.outcome import OUTCOME_COLUMNS, disparities, outcomes
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.scoring import CacheLike
-from pairwise_polars.summary import DISPARITY_GATES
+from pairwise_polars.summary import DISPARITY_GATES, plain_rows
 
 
 def wants_disparities(target: TargetSpec) -> bool:
@@ -34,6 +34,7 @@ def target_disparities(
     assert isinstance(sided, pl.DataFrame)
     per_side = [f"{c}_{s}" for c in OUTCOME_COLUMNS for s in "ab"]
     keep = [c for c in scored.columns if c not in per_side]
+    scored = plain_rows(scored.lazy()).collect()  # a masked audit's rows are the judge's
     data = scored.select(keep).join(sided.select("pair_id", *per_side), on="pair_id", how="left")
     by = [c for c in ("dimension", "attribute") if c in data.columns or f"{c}_b" in data.columns]
     return disparities(data, by=by, confidence=target.confidence, columns=columns)

@@ -15,15 +15,21 @@ from pairwise_polars.comparison import compare, gate_compare, with_regression
 from pairwise_polars.engine import cache_session
 from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
-from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
-from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
-from pairwise_polars.scoring import CacheLike, Plan, Prices, Usage, prepare, score_prepared
+from pairwise_polars.scoring import (
+    CacheLike,
+    Plan,
+    Prices,
+    ScoringSpec,
+    Usage,
+    prepare,
+    score_prepared,
+)
 from pairwise_polars.scoring._score import plan_outcomes
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
@@ -66,8 +72,8 @@ def run_target(
     A target with ``runner: ray`` is scored by :func:`~pairwise_polars.score_parquet` on Ray
     into ``run_dir`` (resumed when it holds the same run, started over when the target
     changed): the same scored frame, so the same summary and gates."""
-    metrics = [spec.load() for spec in target.metrics]
-    judge = target.judge.build(need_key=not dry_run)
+    spec = target.scoring(need_key=not dry_run)
+    judge = spec.judge
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
     rows = scan_data(list(target.data), target.storage_options).collect()
     pairs = form_pairs(rows, target.strategy, **target.pairing())
@@ -79,9 +85,7 @@ def run_target(
             "data has no dimension column. Name the slice columns with slices: [...], or move "
             "the gates to overall: (unknown is not fair, so they are not skipped)."
         )
-    prepared = prepare(
-        pairs, metrics, judge=judge, both_orders=target.both_orders, order=target.order
-    )
+    prepared = prepare(pairs, spec=spec)
     if target.labels is not None:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
         check_labels_for_pairs(prepared.pairs, maxima, target.labels)
@@ -112,7 +116,7 @@ def run_target(
     if dry_run:
         return TargetRun(target, pairs, planned)
     if on_ray:
-        scored, used = _score_on_ray(target, metrics, judge, cache, progress, run_dir, prices)
+        scored, used = _score_on_ray(target, spec, cache, progress, run_dir, prices)
         spent.extend([used] if used is not None else [])
     assert scored is not None
     summary = summarize(
@@ -192,8 +196,7 @@ def check_slices(pairs: pl.DataFrame, slices: tuple[str, ...] | list[str]) -> No
 
 def _score_on_ray(
     target: TargetSpec,
-    metrics: list[Metric],
-    judge: Judge,
+    spec: ScoringSpec,
     cache: CacheLike,
     progress: bool,
     run_dir: str | os.PathLike[str] | None,
@@ -205,10 +208,8 @@ def _score_on_ray(
             "run_target(..., run_dir=...) (the CLI uses <output>/<target>/run)."
         )
     options: dict[str, Any] = {
-        "judge": judge,
+        "spec": spec,
         "strategy": target.strategy,
-        "both_orders": target.both_orders,
-        "order": target.order,
         "cache": cache,
         "progress": progress,
         "keep_text": True,  # the report shows the texts
@@ -218,11 +219,11 @@ def _score_on_ray(
     }
     data = list(target.data)
     try:
-        run = score_parquet(data, run_dir, metrics, **options)
+        run = score_parquet(data, run_dir, **options)
     except RunStateError as exc:
         if not any(fix.action == "overwrite" for fix in exc.fixes):
             raise
         # The target changed since its last run: start over (paid judgements stay cached).
-        run = score_parquet(data, run_dir, metrics, overwrite=True, **options)
+        run = score_parquet(data, run_dir, overwrite=True, **options)
     # The parts keep each side's outcome too; the target reads its own (with its judge).
     return run.scored().collect().drop(SIDED, strict=False), run.usage

@@ -11,7 +11,7 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,7 +22,7 @@ from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
 from pairwise_polars.io import DataLike, Source, source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
 from pairwise_polars.labels import read_labels
-from pairwise_polars.metrics import Metric, pairwise_metrics
+from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._sided import awith_judged_sided_outcomes
 from pairwise_polars.pairing import (
     PairingOptions,
@@ -58,15 +58,17 @@ from pairwise_polars.runs._run_options import (
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
 from pairwise_polars.scoring import (
-    ORDERS,
+    Audit,
     CacheLike,
     MetricsLike,
     Order,
     Prices,
     Scoring,
+    ScoringSpec,
     Spent,
     Usage,
     prepare,
+    resolve_spec,
 )
 from pairwise_polars.scoring._cost import usage_of
 from pairwise_polars.scoring._pointwise import outcome_metric
@@ -127,6 +129,7 @@ async def ascore_parquet(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     overwrite: bool = False,
@@ -135,6 +138,7 @@ async def ascore_parquet(
     runner: Runner = "local",
     actors: int | None = None,
     labels: DataLike | None = None,
+    spec: ScoringSpec | None = None,
     outcomes: str | Path | Metric | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
@@ -161,10 +165,10 @@ async def ascore_parquet(
     ``outcome_error_b`` set and the outcome null. With ``labels`` (human labels, as for
     :func:`aggregate`; their columns and values checked before the first judge call, their
     pairs at the end) the summary has the prediction-powered figures.
-    ``pairing`` keywords go to :func:`form_pairs`; ``order`` and ``both_orders`` as for
-    :func:`score_pairs`; ``prices`` (by model name) override the price table for ``usage``.
-    ``score_parquet`` is the same call for sync code; ``ascore_parquet``
-    awaits it.
+    ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders``, ``audit`` and
+    ``spec`` as for :func:`score_pairs` (the spec is recorded in the journal); ``prices`` (by model
+    name) override the price table for ``usage``. ``score_parquet`` is the same call for sync
+    code; ``ascore_parquet`` awaits it.
 
     ``runner="ray"`` runs the same plan on Ray Data (the ``pairwise-polars[ray]`` extra):
     rows read by Ray tasks, each chunk's rows brought together by a shuffle on its groups,
@@ -194,13 +198,13 @@ async def ascore_parquet(
     on_ray = runner_module(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
-    if order not in ORDERS:
-        raise OptionError(f'order must be "random" or "fixed", got {order!r}.')
-    resolved = pairwise_metrics(metrics)
+    spec = resolve_spec(
+        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+    )
     outcome = None if outcomes is None else outcome_metric(outcomes)
     if labels is not None:  # columns and numbers now; the pairs they name once scored
         read_labels(labels)
-    judge = judge if judge is not None else HeuristicJudge()
+    judge = spec.judge
     traits = traits_of(judge)
     if isinstance(judge, HeuristicJudge):
         outcome = None  # the heuristic reads outcomes key-free, as it does without the metric
@@ -228,18 +232,7 @@ async def ascore_parquet(
     if on_ray is None:  # Ray reads each slice of the source once, scattered or not
         warn_if_scattered(plan, columns.group_by)
     options = resolved_pairing(pairing, strategy)
-    fingerprint = run_fingerprint(
-        plan,
-        strategy,
-        options,
-        resolved,
-        judge,
-        both_orders,
-        chunk_size,
-        keep_text,
-        order,
-        outcome,
-    )
+    fingerprint = run_fingerprint(plan, strategy, options, spec, chunk_size, keep_text, outcome)
     info = {
         "created_by": f"pairwise_polars {package_version()}",
         "source_paths": files,
@@ -251,18 +244,16 @@ async def ascore_parquet(
         journal = open_journal(run_files, fingerprint, len(plan.chunks), info, overwrite=overwrite)
         with cache_session(cache, enabled=traits.cacheable) as store:
             run = _Run(
-                scan,
-                strategy,
-                pairing,
-                resolved,
-                both_orders,
-                order,
-                keep_text,
-                store,
-                journal,
-                bar,
-                columns.group_by,
-                outcome,
+                scan=scan,
+                strategy=strategy,
+                pairing=pairing,
+                spec=spec,
+                keep_text=keep_text,
+                store=store,
+                journal=journal,
+                bar=bar,
+                group_by=columns.group_by,
+                outcomes=outcome,
             )
             try:
                 todo = run.resume(plan.chunks)
@@ -270,7 +261,8 @@ async def ascore_parquet(
                     summary = await asyncio.to_thread(
                         run.on_ray, on_ray, found, columns.id, todo, judge, actors, progress
                     )
-                    if labels is not None:  # the workers' sums carry no labels
+                    if labels is not None or spec.audit is not None:  # the workers' sums
+                        # carry no labels, and no audit's plain and masked pairs side by side
                         parts = journal.scan_parts()
                         summary = aggregate(parts, group_by=run.group_by, labels=labels)
                     run_files.write(SUMMARY, summary.write_parquet)
@@ -327,9 +319,7 @@ class _Run:
     scan: pl.LazyFrame
     strategy: Strategy
     pairing: PairingOptions
-    metrics: list[Metric]
-    both_orders: bool
-    order: Order
+    spec: ScoringSpec
     keep_text: bool
     store: JudgementCache | None
     journal: Journal
@@ -359,9 +349,7 @@ class _Run:
             destination=str(self.journal.destination),
             strategy=self.strategy,
             pairing=self.pairing,
-            metrics=tuple(self.metrics),
-            both_orders=self.both_orders,
-            order=self.order,
+            spec=self.spec,
             keep_text=self.keep_text,
             cache=None if self.store is None else str(self.store.path),
             group_by=self.group_by,
@@ -400,9 +388,8 @@ class _Run:
         return todo
 
     async def _scored(self, pairs: pl.DataFrame, judge: Judge) -> pl.DataFrame:
-        prepared = prepare(
-            pairs, self.metrics, judge=judge, both_orders=self.both_orders, order=self.order
-        )
+        # The spec's judge, or the one that only submits its batches (the same identity).
+        prepared = prepare(pairs, spec=replace(self.spec, judge=judge))
         scoring = Scoring(prepared, self.store)
         scored = await scoring.score(progress=False, observe=self.bar.answers)
         if scoring.usage is not None:

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import polars as pl
@@ -47,9 +47,16 @@ from pairwise_polars.runs._chunks import POS, Chunk
 from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
-from pairwise_polars.scoring import Order, Scoring, Spent, prepare
+from pairwise_polars.scoring import Scoring, ScoringSpec, Spent, prepare
 from pairwise_polars.scoring._cost import usage_of
-from pairwise_polars.summary import combine, default_slices, error_sums, group_sums, merge_sums
+from pairwise_polars.summary import (
+    combine,
+    default_slices,
+    error_sums,
+    group_sums,
+    merge_sums,
+    plain_rows,
+)
 
 CHUNK = "__pairwise_run_chunk"
 SLICE_ROWS = 50_000
@@ -69,9 +76,9 @@ class ChunkJob:
     destination: str
     strategy: Strategy
     pairing: PairingOptions
-    metrics: tuple[Metric, ...]
-    both_orders: bool
-    order: Order
+    spec: ScoringSpec
+    """How the pairs are scored (its judge is the one each worker builds from the same
+    settings: the actor's own)."""
     keep_text: bool
     cache: str | None
     """The SQLite cache file every worker opens (WAL: safe across processes), or None."""
@@ -197,7 +204,7 @@ def run_chunks(
 def part_sums(scored: pl.DataFrame, group_by: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A block's per-group sums and error counts, as :func:`aggregate` computes them."""
     keys = ["metric", *default_slices(scored.schema)]
-    frame = scored.lazy()
+    frame = plain_rows(scored.lazy())  # a masked audit's rows are the judge's, not the run's
     sums = group_sums(
         frame,
         keys,
@@ -253,9 +260,7 @@ class ChunkScorer:
         if self.limits is not None:
             SHARED_LIMITS.set(self.limits)  # this task's context: its judge calls share them
         job = self.job
-        prepared = prepare(
-            pairs, job.metrics, judge=self.judge, both_orders=job.both_orders, order=job.order
-        )
+        prepared = prepare(pairs, spec=replace(job.spec, judge=self.judge))
         answers = 0
 
         def count(frame: pl.DataFrame) -> None:

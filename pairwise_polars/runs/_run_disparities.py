@@ -7,6 +7,7 @@ import polars as pl
 
 from pairwise_polars.outcome import disparities
 from pairwise_polars.outcome._sided import SIDED, SIDED_ERRORS
+from pairwise_polars.summary import plain_rows
 
 
 def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame | None:
@@ -16,7 +17,7 @@ def run_disparities(parts: pl.LazyFrame | None, group_by: str) -> pl.DataFrame |
         return None
     if not set(SIDED) <= set(parts.collect_schema().names()):
         return None
-    return disparities(parts, group_by=group_by)
+    return disparities(plain_rows(parts), group_by=group_by)  # not a masked audit's rows
 
 
 def outcome_errors(parts: pl.LazyFrame | None) -> int:

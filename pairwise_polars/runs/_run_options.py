@@ -11,12 +11,12 @@ from types import ModuleType
 from typing import Any
 
 from pairwise_polars._errors import OptionError, PairwiseWarning
-from pairwise_polars.judges import Judge, traits_of
+from pairwise_polars.judges import traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import ColumnNames, Columns, PairingOptions
 from pairwise_polars.runs._chunks import RunPlan, file_fingerprint
 from pairwise_polars.runs._journal import PAIRING_DEFAULTS
-from pairwise_polars.scoring import Order
+from pairwise_polars.scoring import ScoringSpec
 
 
 def runner_module(runner: object) -> ModuleType | None:
@@ -77,16 +77,14 @@ def run_fingerprint(
     plan: RunPlan,
     strategy: str,
     pairing: dict[str, Any],
-    metrics: list[Metric],
-    judge: Judge,
-    both_orders: bool,
+    spec: ScoringSpec,
     chunk_size: int,
     keep_text: bool,
-    order: Order,
     outcomes: Metric | None = None,
 ) -> dict[str, Any]:
-    # Outcomes read by the judge are recorded only when asked for, so a run begun before
-    # they existed resumes unchanged.
+    """What the journal records of a run, to refuse resuming another one. Its keys and values
+    are those of runs recorded before :class:`ScoringSpec`, so those runs resume; outcomes read
+    by the judge are recorded only when asked for, for the same reason."""
     read_by = {} if outcomes is None else {"outcomes": metric_fingerprint(outcomes)}
     return {
         "source": [
@@ -101,10 +99,9 @@ def run_fingerprint(
         },
         "strategy": strategy,
         "pairing": pairing,
-        "metrics": [metric_fingerprint(m) for m in metrics],
-        "judge": {"name": judge.name, "identity": dict(traits_of(judge).identity)},
-        "both_orders": both_orders,
-        "order": order,
+        "metrics": [metric_fingerprint(m) for m in spec.metrics],
+        "judge": {"name": spec.judge.name, "identity": dict(traits_of(spec.judge).identity)},
+        **spec.fingerprint(),
         "chunk_size": chunk_size,
         "keep_text": keep_text,
         **read_by,

@@ -3,7 +3,7 @@ results joined back to pairs by key; and the plan of a call before anything is s
 
 from pairwise_polars.scoring._cost import Prices, Spent, Usage
 from pairwise_polars.scoring._plan import Plan
-from pairwise_polars.scoring._prepare import ORDERS, MetricsLike, Order, Prepared, prepare
+from pairwise_polars.scoring._prepare import Prepared, prepare
 from pairwise_polars.scoring._score import (
     CacheLike,
     Scoring,
@@ -15,9 +15,20 @@ from pairwise_polars.scoring._score import (
     score_pairs,
     score_prepared,
 )
+from pairwise_polars.scoring._spec import (
+    AUDITS,
+    ORDERS,
+    Audit,
+    MetricsLike,
+    Order,
+    ScoringSpec,
+    resolve_spec,
+)
 
 __all__ = [
+    "AUDITS",
     "ORDERS",
+    "Audit",
     "CacheLike",
     "MetricsLike",
     "Order",
@@ -25,6 +36,7 @@ __all__ = [
     "Prepared",
     "Prices",
     "Scoring",
+    "ScoringSpec",
     "Spent",
     "Usage",
     "ascore",
@@ -32,6 +44,7 @@ __all__ = [
     "ascore_prepared",
     "plan",
     "prepare",
+    "resolve_spec",
     "score",
     "score_pairs",
     "score_prepared",

@@ -1,4 +1,4 @@
-"""From pairs to unique judge requests: one row per (pair, metric, order), rendered and keyed.
+"""From pairs to unique judge requests: one row per (pair, metric, view), rendered and keyed.
 
 Identical requests (same judge identity, metric version and messages) get the same key, so they
 are judged once whatever the number of pairs sharing them, and found in the cache next time.
@@ -15,13 +15,13 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, Fix, MetricError
 from pairwise_polars._schemas import REQUEST_SCHEMA
+from pairwise_polars.counterfactual._mask import FOUND, mask_terms
 from pairwise_polars.metrics import PAIR_VARIABLES, Metric
-from pairwise_polars.pairing._pair_id import mm3
 from pairwise_polars.pairing._pairs import SKIP_REASON
 from pairwise_polars.scoring._labels import check_labels
+from pairwise_polars.scoring._views import VIEW, is_swapped, masked_view, order_views
 
 ROW = "__pairwise_row"
-ORDER = "__pairwise_order"
 _H1, _H2 = "__pairwise_h1", "__pairwise_h2"
 UNDER_TEST = "attribute_under_test"
 TEXT = ("input_a", "input_b", "output_a", "output_b", "attribute_a", "attribute_b", "dimension")
@@ -63,27 +63,81 @@ def check_pairs(pairs: pl.DataFrame, metrics: Sequence[Metric]) -> None:
 
 
 def request_rows(
-    pairs: pl.DataFrame, metrics: Sequence[Metric], both_orders: bool, *, shuffle: bool = False
+    pairs: pl.DataFrame,
+    metrics: Sequence[Metric],
+    both_orders: bool,
+    *,
+    shuffle: bool = False,
+    masked: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """One row per (judgeable pair, metric, order) with its template variables and a 128-bit
-    dedupe hash of them. Order ``ba`` swaps the a/b sides. With ``both_orders`` every pair is
-    asked as ``ab`` and ``ba``; otherwise as ``ab``, or, with ``shuffle``, in the order
-    :func:`shown_b_first` draws from its ``pair_id``."""
-    judgeable = _judgeable(pairs).with_columns(
-        [pl.lit(None, pl.String).alias(c) for c in TEXT if c not in pairs.columns]
+    """One row per (judgeable pair, metric, view) with its template variables and a 128-bit
+    dedupe hash of them; the ``view`` column says which (:func:`order_views`: view ``b-a``
+    swaps the a/b sides). ``masked`` (pairs with their terms masked, see
+    :func:`masked_pairs`) adds each one's masked views (``"masked a-b"`` ...)."""
+    sources = [(_judgeable(pairs), False)]
+    if masked is not None:
+        sources.append((masked, True))
+    parts = []
+    for frame, is_masked in sources:
+        parts += _view_rows(frame, metrics, both_orders, shuffle=shuffle, is_masked=is_masked)
+    rows = pl.concat(parts) if parts else pl.DataFrame()
+    if rows.is_empty():
+        return rows
+    key_cols = ["metric", *TEXT, UNDER_TEST]
+    return rows.with_columns(
+        pl.struct(key_cols).hash(seed=0).alias(_H1), pl.struct(key_cols).hash(seed=1).alias(_H2)
+    )
+
+
+def masked_pairs(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(masked, not_masked)``: the judgeable counterfactual pairs whose attribute terms were
+    found, with them masked in both requests and both responses (and the attribute values
+    hidden), and the row ids of the other judgeable pairs with why they have no masked
+    judgement (``reason``): nothing found, or a control pair (one request asked twice: no
+    attribute differs, so the audit leaves it out)."""
+    judgeable = _judgeable(pairs)
+    texts = [c for c in ("input_a", "input_b", "output_a", "output_b") if c in judgeable.columns]
+    if "dimension" not in judgeable.columns:
+        judgeable = judgeable.with_columns(pl.lit(None, pl.String).alias("dimension"))
+    control = (
+        pl.col("pair_kind").cast(pl.String).eq_missing("control")
+        if "pair_kind" in judgeable.columns
+        else pl.lit(False)
+    )
+    found = mask_terms(judgeable.filter(~control), texts)
+    hidden = [
+        pl.when(pl.col(c).is_not_null()).then(pl.format("[{}]", "dimension")).alias(c)
+        for c in ("attribute_a", "attribute_b")
+        if c in found.columns
+    ]
+    masked = found.filter(pl.col(FOUND)).with_columns(hidden).drop(FOUND)
+    dimension = pl.col("dimension").cast(pl.String).fill_null("attribute")
+    nothing = found.filter(~pl.col(FOUND)).select(
+        ROW, reason=pl.format("no {} term found to mask", dimension)
+    )
+    controls = judgeable.filter(control).select(
+        ROW, reason=pl.lit("a control pair (the audit masks counterfactual pairs)")
+    )
+    return masked, pl.concat([nothing, controls])
+
+
+def _view_rows(
+    frame: pl.DataFrame,
+    metrics: Sequence[Metric],
+    both_orders: bool,
+    *,
+    shuffle: bool,
+    is_masked: bool,
+) -> list[pl.DataFrame]:
+    judgeable = frame.with_columns(
+        [pl.lit(None, pl.String).alias(c) for c in TEXT if c not in frame.columns]
     )
     swap = {f"{n}_a": f"{n}_b" for n in ("input", "output", "attribute")}
     swap |= {b: a for a, b in swap.items()}
-    if both_orders:
-        orders: list[pl.Expr] = [pl.lit("ab"), pl.lit("ba")]
-    elif shuffle:
-        orders = [pl.when(shown_b_first()).then(pl.lit("ba")).otherwise(pl.lit("ab"))]
-    else:
-        orders = [pl.lit("ab")]
     parts = []
     for metric in metrics:
-        for order in orders:
-            swapped = order == "ba"
+        for view in order_views(both_orders, shuffle=shuffle):
+            swapped = is_swapped(view)
             sides = [
                 pl.when(swapped).then(pl.col(swap[c])).otherwise(pl.col(c)).cast(pl.String).alias(c)
                 if c in swap
@@ -95,7 +149,7 @@ def request_rows(
                 judgeable.select(
                     ROW,
                     pl.lit(metric.name).alias("metric"),
-                    order.alias(ORDER),
+                    (masked_view(view) if is_masked else view).alias(VIEW),
                     pl.lit(metric.max_score, pl.Int64).alias("max_score"),
                     *sides,
                     (pl.lit(str(under_test)) if under_test is not None else pl.col("dimension"))
@@ -103,20 +157,7 @@ def request_rows(
                     .alias(UNDER_TEST),
                 )
             )
-    rows = pl.concat(parts) if parts else pl.DataFrame()
-    if rows.is_empty():
-        return rows
-    key_cols = ["metric", *TEXT, UNDER_TEST]
-    return rows.with_columns(
-        pl.struct(key_cols).hash(seed=0).alias(_H1), pl.struct(key_cols).hash(seed=1).alias(_H2)
-    )
-
-
-def shown_b_first() -> pl.Expr:
-    """Whether a pair is shown to the judge as (b, a): one bit of the MurmurHash3 of its
-    ``pair_id`` (as text), the published function ``pair_id`` itself is built from. So the
-    draw is the same on every run, polars version and input kind, and the cache holds."""
-    return (mm3("pair_id") & 1) == 1
+    return parts
 
 
 _RENDER_SLICE = 256
@@ -172,9 +213,9 @@ def _request_key(identity_json: str, metric: Metric, messages: str) -> str:
 
 
 def attach_keys(rows: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
-    """The request key of every (pair, metric, order) row, joined by the dedupe hash."""
+    """The request key of every (pair, metric, view) row, joined by the dedupe hash."""
     return (
-        rows.select(ROW, "metric", ORDER, "max_score", _H1, _H2)
+        rows.select(ROW, "metric", VIEW, "max_score", _H1, _H2)
         .join(keys, on=[_H1, _H2], how="left")
         .drop(_H1, _H2)
     )

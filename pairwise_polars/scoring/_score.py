@@ -33,6 +33,7 @@ from pairwise_polars.scoring._pointwise import (
 )
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared, prepare
 from pairwise_polars.scoring._results import conform_results, join_back
+from pairwise_polars.scoring._spec import Audit, ScoringSpec, resolve_spec
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -89,7 +90,7 @@ class Scoring:
             )
         self.usage = usage_of(results, prepared.judge.name, prepared.traits, self.prices)
         return join_back(
-            prepared.pairs, prepared.keyed, results, prepared.metrics, prepared.both_orders
+            prepared.pairs, prepared.keyed, results, prepared.spec, prepared.not_masked
         )
 
 
@@ -129,10 +130,12 @@ async def ascore_pairs(
     judge: Judge | None = None,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     storage_options: StorageOptions | None = None,
     labels: DataLike | None = None,
+    spec: ScoringSpec | None = None,
 ) -> pl.DataFrame:
     """Score a pair frame (from :func:`form_pairs`): one row per (pair, metric).
 
@@ -149,7 +152,13 @@ async def ascore_pairs(
     hash of its ``pair_id``, the same on every run, so a judge's preference for the first
     position is spread evenly over both sides; ``"fixed"`` always shows (a, b); the score is
     the pair's either way (the metrics are
-    symmetric). The default judge is the offline heuristic;
+    symmetric). ``audit="mask"`` judges every pair a second time with the attribute's terms
+    (names, pronouns, group words, found with the counterfactual lexicons and the generator's
+    substitution record) masked in both requests and both responses: the scored frame then has
+    a ``view`` column, ``"plain"`` or ``"masked"``, one row each, and :func:`aggregate` reports
+    ``judge_attribute_effect`` (a pair with no term to mask gets a masked row that says so).
+    ``spec`` (a :class:`ScoringSpec`) says all of ``metrics``, ``judge``, ``order``,
+    ``both_orders`` and ``audit`` at once. The default judge is the offline heuristic;
     ``cache=True`` keeps successful judgements in a SQLite file under the user cache directory
     (``cache=<path>`` another file, ``cache=False`` none). ``score_pairs`` is the same call
     for sync code (it also works inside a running event loop); ``ascore_pairs`` awaits it.
@@ -162,7 +171,10 @@ async def ascore_pairs(
     [('pairwise-bias', 0.0)]
     """
     pairs = open_data(pairs, storage_options)
-    prepared = prepare(pairs, metrics, judge=judge, both_orders=both_orders, order=order)
+    spec = resolve_spec(
+        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+    )
+    prepared = prepare(pairs, spec=spec)
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
@@ -183,9 +195,11 @@ async def ascore(
     strategy: Strategy = "group",
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     progress: bool = True,
     labels: DataLike | None = None,
+    spec: ScoringSpec | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> pl.DataFrame:
     """Form pairs from response rows and score them: the dataframe-in, scored-frame-out path.
@@ -209,9 +223,11 @@ async def ascore(
         judge=judge,
         both_orders=both_orders,
         order=order,
+        audit=audit,
         cache=cache,
         progress=progress,
         labels=labels,
+        spec=spec,
     )
 
 
@@ -225,12 +241,14 @@ def plan(
     judge: Judge | None = None,
     both_orders: bool = False,
     order: Order = "random",
+    audit: Audit | None = None,
     cache: CacheLike = True,
     pairs: bool = False,
     strategy: Strategy = "group",
     prices: Prices | None = None,
     detect: float | None = None,
     pilot: DataLike | None = None,
+    spec: ScoringSpec | None = None,
     outcomes: str | Path | Metric | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> Plan:
@@ -264,7 +282,10 @@ def plan(
     (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
-    prepared = prepare(pair_frame, metrics, judge=judge, both_orders=both_orders, order=order)
+    spec = resolve_spec(
+        spec, metrics, judge=judge, both_orders=both_orders, order=order, audit=audit
+    )
+    prepared = prepare(pair_frame, spec=spec)
     with cache_session(cache, enabled=prepared.traits.cacheable) as store:
         planned = Scoring(prepared, store, prices).plan()
         if outcomes is not None:

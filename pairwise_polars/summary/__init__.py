@@ -16,6 +16,7 @@ from pairwise_polars.summary._aggregate import (
     slice_columns,
 )
 from pairwise_polars.summary._agreement import JudgeAgreement, judge_agreement
+from pairwise_polars.summary._attribute_effect import EFFECT_COLUMNS, JUDGE_GATE, plain_rows
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     MAX_DISADVANTAGE,
@@ -43,9 +44,11 @@ __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
     "DISPARITY_GATES",
     "DISPARITY_OUTCOMES",
+    "EFFECT_COLUMNS",
     "ERROR_GATE",
     "FAIRNESS_GATES",
     "GATE_NAMES",
+    "JUDGE_GATE",
     "MAX_DISADVANTAGE",
     "MIN_DETECTABLE",
     "MIN_IMPACT_RATIO",
@@ -67,6 +70,7 @@ __all__ = [
     "group_sums",
     "judge_agreement",
     "merge_sums",
+    "plain_rows",
     "slice_columns",
     "slice_power",
     "summarize",

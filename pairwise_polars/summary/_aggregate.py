@@ -13,6 +13,12 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, Fix, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.labels import LABEL, RAW_LABEL, attach_labels
+from pairwise_polars.summary._attribute_effect import (
+    EFFECT_COLUMNS,
+    attribute_effect,
+    is_audited,
+    plain_rows,
+)
 from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
 from pairwise_polars.summary._intervals import MEAN, residual_sums, with_intervals
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
@@ -62,7 +68,7 @@ SCOPE = "scope"
 
 def slice_columns(summary: pl.DataFrame) -> list[str]:
     """The slice columns of a summary from :func:`summarize` or :func:`aggregate`."""
-    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS}
+    known = {"metric", SCOPE, *SUMMARY_COLUMNS, *PPI_COLUMNS, *EFFECT_COLUMNS}
     return [c for c in summary.columns if c not in known]
 
 
@@ -121,6 +127,13 @@ def aggregate(
     :mod:`pairwise_polars.summary._ppi`). A scored frame from ``score(..., labels=...)``
     carries its labels (``label``, ``raw_label``) and needs no ``labels`` here.
 
+    A frame scored with ``audit="mask"`` (a ``view`` column, ``"plain"`` / ``"masked"``) is
+    summarised from its plain rows, and adds ``judge_attribute_effect`` (the mean of plain
+    minus masked divergence over pairs judged both ways: the judge's reaction to the attribute
+    itself) with ``_low`` / ``_high`` bounds over groups, ``n_judge_attribute`` (those pairs)
+    and ``n_not_masked`` (pairs with no attribute term to mask); see
+    :mod:`pairwise_polars.summary._attribute_effect`.
+
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],
     ...     "dimension": "gender", "score": [0.0, 0.5, None], "error": [None, None, "timeout"]})
@@ -148,6 +161,8 @@ def aggregate(
             fixes=[Fix("summary_columns", {"by": "...", "group_by": "<the group column>"})],
         )
     keys = ["metric", *by]
+    audited, scored_rows = is_audited(schema), frame
+    frame = plain_rows(frame)  # a masked audit's rows give the judge's figures only
     sums = group_sums(
         frame,
         keys,
@@ -164,7 +179,11 @@ def aggregate(
             divergence_threshold=divergence_threshold,
         )
         sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
-    return combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    summary = combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    if audited:
+        effect = attribute_effect(scored_rows, keys, group_by, confidence=confidence)
+        summary = summary.join(effect, on=keys, how="left", nulls_equal=True)
+    return summary
 
 
 def combine(

@@ -17,6 +17,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError, OptionError
 from pairwise_polars.summary._aggregate import slice_columns
+from pairwise_polars.summary._attribute_effect import JUDGE_GATE, effect_checks, judge_notes
 from pairwise_polars.summary._disparity_gate import (
     DISPARITY_GATES,
     disparity_checks,
@@ -58,7 +59,7 @@ ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
 DEFAULT_MAX_ERROR_RATE = 0.05
-GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES)
+GATE_NAMES = (*_GATES, ERROR_GATE, *DISPARITY_GATES, JUDGE_GATE)
 """The gates a summary can be checked against (the keywords of :func:`gate`)."""
 FAIRNESS_GATES = tuple(_GATES)
 CHECK_SCHEMA = {
@@ -89,6 +90,9 @@ class GateResult:
     ``"holm"`` or ``"bh"``)."""
     family: int = 0
     """How many checks that family held."""
+    judge_notes: tuple[str, ...] = ()
+    """Slices where the masked audit shows the judge reacting to the attribute itself (its
+    effect's interval excludes 0), one sentence each; the verdict says them."""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -105,7 +109,7 @@ class GateResult:
         if self.passed:
             return "pass"
         failed = self.failures
-        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE]
+        untrusted = [ERROR_GATE, EMPTY_CHECK, AGREEMENT_GATE, JUDGE_GATE]
         unmeasured = pl.col("gate").is_in(untrusted) | pl.col("observed").is_null()
         if "status" in failed.columns:  # checks that carry their own three-way status
             said = pl.col("status")
@@ -119,6 +123,8 @@ class GateResult:
             reasons.append(f"judgements failed beyond {ERROR_GATE}")
         if not failed.filter(pl.col("gate") == AGREEMENT_GATE).is_empty():
             reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
+        if not failed.filter(pl.col("gate") == JUDGE_GATE).is_empty():
+            reasons.append(f"the judge reacts to the attribute beyond {JUDGE_GATE}")
         if not failed.filter(pl.col("gate") == EMPTY_CHECK).is_empty():
             reasons.append("nothing was scored")
         elif not reasons:
@@ -165,6 +171,7 @@ class GateResult:
                 "  Fairness figures are corrected by human labels (prediction-powered) where a "
                 "slice has them; the notes say which."
             )
+        lines += [f"  {note}" for note in self.judge_notes]
         for row in failed.iter_rows(named=True):
             observed = "none" if row["observed"] is None else f"{row['observed']:.4f}"
             lines.append(
@@ -183,6 +190,7 @@ def gate(
     max_excess_divergence: Threshold = None,
     min_label_agreement: Threshold = None,
     max_error_rate: Threshold = DEFAULT_MAX_ERROR_RATE,
+    max_judge_attribute_effect: Threshold = None,
     per: Sequence[str] | None = None,
     conservative: bool = False,
     min_impact_ratio: float | None = None,
@@ -223,6 +231,12 @@ def gate(
     Both are two-sided (the reference treated worse fails too), name who is disadvantaged in
     the check's note, and are unmeasured where a slice has no such outcome; ``conservative``
     uses the interval bound farthest from parity.
+
+    ``max_judge_attribute_effect`` needs a summary of a masked audit (``audit="mask"``): it
+    checks the size of ``judge_attribute_effect`` (``conservative``: its bound farthest from
+    0), and a failure (or no audit) is inconclusive: a judge that reacts to the attribute
+    itself cannot vouch for the system. Whatever the gates, a slice whose effect's interval
+    excludes 0 is named in the verdict.
 
     ``familywise="holm"`` (or ``"bh"``) judges the failures of the fairness gates as one family
     (see :mod:`pairwise_polars.summary._familywise`): a check that fails stays failed only when
@@ -270,6 +284,7 @@ def gate(
         "max_mean_divergence": max_mean_divergence,
         EXCESS_GATE: max_excess_divergence,
         AGREEMENT_GATE: min_label_agreement,
+        JUDGE_GATE: max_judge_attribute_effect,
     }
     metrics = summary["metric"].unique().drop_nulls().to_list()
     limits = {
@@ -285,6 +300,10 @@ def gate(
     for name, limit in limits.items():
         if name == ERROR_GATE:
             frames.append(_error_checks(summary, slices, limit))
+            continue
+        if name == JUDGE_GATE:
+            label = _slice_label(slices)
+            frames.append(effect_checks(summary, label, limit, conservative=conservative))
             continue
         point, bound, direction = _GATES[name]
         column = bound if conservative else point
@@ -335,7 +354,8 @@ def gate(
         pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema=CHECK_SCHEMA)
     )
     checks, family = judged_as_family(checks, familywise, confidence)
-    return GateResult(bool(checks["passed"].all()), checks, familywise, family)
+    notes = tuple(judge_notes(summary, slices))
+    return GateResult(bool(checks["passed"].all()), checks, familywise, family, notes)
 
 
 def _validated(

@@ -18,6 +18,7 @@ from pairwise_polars.summary._aggregate import (
     default_slices,
     slice_columns,
 )
+from pairwise_polars.summary._attribute_effect import EFFECT_COLUMNS, JUDGE_GATE
 from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
 from pairwise_polars.summary._gate import (
     CHECK_SCHEMA,
@@ -84,6 +85,7 @@ def summarize(
         .select(
             "metric", SCOPE, *slices, *SUMMARY_COLUMNS,
             *[c for c in PPI_COLUMNS if c in summary.columns],
+            *[c for c in EFFECT_COLUMNS if c in summary.columns],
         )
     )  # fmt: skip
 
@@ -169,7 +171,8 @@ def _gate_summary(
     checks = pl.concat([r.checks for r in results]) if results else None
     if checks is None or checks.is_empty():
         return GateResult(passed=True, checks=pl.DataFrame(schema=CHECK_SCHEMA))
-    return GateResult(passed=all(r.passed for r in results), checks=checks)
+    notes = tuple(note for r in results for note in r.judge_notes)
+    return GateResult(passed=all(r.passed for r in results), checks=checks, judge_notes=notes)
 
 
 def _gate(
@@ -186,4 +189,5 @@ def _gate(
         max_excess_divergence=thresholds.get("max_excess_divergence"),
         min_label_agreement=thresholds.get("min_label_agreement"),
         max_error_rate=thresholds.get(ERROR_GATE),
+        max_judge_attribute_effect=thresholds.get(JUDGE_GATE),
     )

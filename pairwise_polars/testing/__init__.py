@@ -23,19 +23,23 @@ from ._batches import BatchSettings
 from ._cli import serve
 from ._faults import FaultName, Faults
 from ._hostile import HostileMode, HostileServer
+from ._judge_behaviours import BehaviourName, JudgeBehaviour, judge_behaviour
 from ._received import ReceivedRequest
 from ._server import CapturedRequest, ReplyHook, ServerStats, TestServer
 
 __all__ = [
     "BatchSettings",
+    "BehaviourName",
     "CapturedRequest",
     "FaultName",
     "Faults",
     "HostileMode",
     "HostileServer",
+    "JudgeBehaviour",
     "ReceivedRequest",
     "ReplyHook",
     "ServerStats",
     "TestServer",
+    "judge_behaviour",
     "serve",
 ]

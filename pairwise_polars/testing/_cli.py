@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 
 from ._faults import FAULT_NAMES, Faults
+from ._judge_behaviours import BEHAVIOURS
 from ._server import TestServer
 
 
@@ -35,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
         "--no-json-schema",
         action="store_true",
         help="answer response_format json_schema with a 400, like older servers",
+    )
+    add(
+        "--behaviour",
+        choices=BEHAVIOURS,
+        default=None,
+        help="how judge requests are scored instead of the stable hash (default: the hash)",
     )
     faults = parser.add_argument_group("faults (rates are per request, in [0, 1])")
     for name in ("429", "500", "timeout", "malformed", "off-rubric", "connection-drop"):
@@ -88,6 +95,7 @@ def serve(argv: Sequence[str] | None = None) -> int:
             supports_json_schema=not args.no_json_schema,
             host=args.host,
             port=args.port,
+            behaviour=args.behaviour,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ from . import _batches, _replies
 from ._anthropic import MessagesDialect
 from ._batches import BatchBackend, BatchSettings
 from ._faults import Faults
+from ._judge_behaviours import BehaviourName, JudgeBehaviour, as_behaviour
 from ._received import ReceivedRequest
 
 ReplyHook = Callable[[dict[str, Any]], "str | dict[str, Any] | None"]
@@ -111,7 +112,8 @@ class TestServer:
     (``usage.prompt_tokens_details.cached_tokens``, at most the prompt's), as OpenAI does for a
     prompt prefix it has seen; None (the default) reports no details. ``reasoning_models``:
     models that answer 400 to ``max_tokens`` or a ``temperature`` other than 1, as OpenAI's
-    reasoning models do.
+    reasoning models do. ``behaviour`` (reassignable): how judge requests are scored instead of
+    the hash (``"gender-biased"``, ``"noisy"``, ``"always-zero"``: ``_judge_behaviours.py``).
 
     Example:
         >>> import json, openai
@@ -148,6 +150,7 @@ class TestServer:
         cached_tokens: int | None = None,
         reasoning_models: Sequence[str] = (),
         capture: bool = False,
+        behaviour: JudgeBehaviour | BehaviourName | None = None,
     ) -> None:
         if latency < 0:
             raise ValueError(f"latency must not be negative, got {latency!r}.")
@@ -162,6 +165,7 @@ class TestServer:
         self.cached_tokens = cached_tokens
         self._reasoning_models = frozenset(reasoning_models)
         self._received: deque[ReceivedRequest] = deque(maxlen=keep_requests)
+        self.behaviour = self._initial_behaviour = as_behaviour(behaviour)
         self._initial = (latency, faults, reply, self.batch, cached_tokens)
         # Only the expected header value is kept, so the key never shows in a repr or a dump.
         self._expected_auth = None if api_key is None else f"Bearer {api_key}"
@@ -316,6 +320,7 @@ class TestServer:
         """Back to the constructor's latency, faults, reply and batch settings, a fresh seed,
         zero counters, no files and no batches."""
         self.latency, self.faults, self.reply, self.batch, self.cached_tokens = self._initial
+        self.behaviour = self._initial_behaviour
         self.score_distribution = None
         self._rng = random.Random(self._seed)
         self.batches.clear()
@@ -526,7 +531,7 @@ class TestServer:
         if content is None:
             if is_judge:
                 scale = _replies.score_scale(body)
-                content = _replies.verdict(_replies.hashed_score(messages, texts, scale), scale)
+                content = _replies.verdict(self.behaviour(messages, texts, scale), scale)
             else:
                 content = _replies.plain_answer(messages, texts)
         if record and fault != "timeout":  # a timeout waited out still counts as a timeout

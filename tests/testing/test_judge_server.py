@@ -547,6 +547,9 @@ def test_public_surface() -> None:
     assert pairwise_polars.testing.__all__ == sorted(pairwise_polars.testing.__all__)
     assert set(pairwise_polars.testing.__all__) == {
         "BatchSettings",
+        "BehaviourName",
+        "JudgeBehaviour",
+        "judge_behaviour",
         "CapturedRequest",
         "FaultName",
         "ReceivedRequest",
