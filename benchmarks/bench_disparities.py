@@ -28,7 +28,7 @@ The primary grid (10 / 30 / 200 groups; p ~ U(0.45, 0.95), s = 0.05) is the issu
 held-out grid (15 / 50 groups; p ~ U(0.25, 0.65), s = 0.15, one name per cell) was not looked
 at while choosing the intervals.
 
-    python benchmarks/bench_disparities.py --reps 400
+    python benchmarks/bench_disparities.py --reps 1500
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def run_cell(groups: int, reps: int, grid: dict, seed: int) -> tuple[list[dict],
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--reps", type=int, default=1500)
     parser.add_argument("--grid", choices=("primary", "held-out", "both"), default="both")
     args = parser.parse_args()
     grids = {"primary": PRIMARY, "held-out": HELD_OUT}

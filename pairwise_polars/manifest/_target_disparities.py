@@ -10,6 +10,7 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.outcome import OUTCOME_COLUMNS, disparities, outcomes
 from pairwise_polars.pairing import form_pairs
+from pairwise_polars.scoring import CacheLike
 from pairwise_polars.summary import DISPARITY_GATES, plain_rows
 
 
@@ -22,11 +23,12 @@ def wants_disparities(target: TargetSpec) -> bool:
 
 
 def target_disparities(
-    target: TargetSpec, rows: pl.DataFrame, scored: pl.DataFrame, judge: Judge
+    target: TargetSpec, rows: pl.DataFrame, scored: pl.DataFrame, judge: Judge, cache: CacheLike
 ) -> pl.DataFrame:
-    """Per (dimension, attribute): the disparities of the target's responses."""
+    """Per (dimension, attribute): the disparities of the target's responses (outcomes read
+    through the target's cache, where the plan looked them up)."""
     columns = target.columns
-    read = outcomes(rows, judge, columns=columns, progress=False)
+    read = outcomes(rows, judge, columns=columns, progress=False, cache=cache)
     assert isinstance(read, pl.DataFrame)
     sided = form_pairs(read, target.strategy, **target.pairing())
     assert isinstance(sided, pl.DataFrame)

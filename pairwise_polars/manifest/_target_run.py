@@ -12,6 +12,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, OptionError, RunStateError
 from pairwise_polars.comparison import compare, gate_compare, with_regression
+from pairwise_polars.engine import cache_session
 from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
 from pairwise_polars.labels import check_labels_for_pairs
@@ -29,6 +30,7 @@ from pairwise_polars.scoring import (
     prepare,
     score_prepared,
 )
+from pairwise_polars.scoring._score import plan_outcomes
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 
 
@@ -91,15 +93,26 @@ def run_target(
     cache = target.cache if cache is None else cache
     prices = {**target.judge.prices, **given_prices(prices)}
     on_ray = target.runner == "ray"
+    shown: list[Plan] = []
+
+    def show(planned: Plan) -> None:
+        if wants_disparities(target):  # its gates read outcomes: the judge's, counted too
+            with cache_session(cache, enabled=prepared.traits.cacheable) as store:
+                planned = plan_outcomes(planned, prepared, "outcome", store, prices)
+        shown.append(planned)
+        if on_plan is not None:
+            on_plan(planned)
+
     planned, scored = score_prepared(
         prepared,
         cache=cache,
         progress=progress,
         dry_run=dry_run or on_ray,
-        on_plan=on_plan,
+        on_plan=show,
         prices=prices,
         on_usage=spent.append,
     )
+    planned = shown[0] if shown else planned
     if dry_run:
         return TargetRun(target, pairs, planned)
     if on_ray:
@@ -116,7 +129,9 @@ def run_target(
         labels=target.labels,
     )
     disparities = (
-        target_disparities(target, rows, scored, judge) if wants_disparities(target) else None
+        target_disparities(target, rows, scored, judge, cache)
+        if wants_disparities(target)
+        else None
     )
     gates = gate_summary(
         summary,

@@ -9,80 +9,25 @@ missing or of the wrong type makes an error row, never a guess.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import MetricError
-from pairwise_polars._schemas import REQUEST_SCHEMA, RESULT_SCHEMA
+from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import cache_session, cached_map, run_sync
 from pairwise_polars.judges import Judge, traits_of
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
-from pairwise_polars.metrics import Metric, get_metric
+from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, OUTCOME_SCHEMA
 from pairwise_polars.pairing import Columns
-from pairwise_polars.scoring._requests import _request_key
+from pairwise_polars.scoring._pointwise import OUTCOME_ROW as _ROW
+from pairwise_polars.scoring._pointwise import outcome_judge, outcome_metric, outcome_requests
 
 OUTCOME_ERROR = "outcome_error"
 """Column of :func:`~pairwise_polars.outcome` with an LLM judge: why a row has no outcome."""
-OUTCOME_VARIABLES = ("input", "output", "dimension", "attribute")
-_ROW = "__pp_outcome_row"
 _DECISIONS = {"yes": 1.0, "no": 0.0}
-
-
-def outcome_metric(outcomes: str | Path | Metric) -> Metric:
-    """The outcome metric, checked: of ``kind: outcome`` and reading only known variables."""
-    metric = get_metric(outcomes)
-    if metric.kind != "outcome":
-        raise MetricError(
-            f"Metric {metric.name!r} is of kind {metric.kind!r}; outcomes are read with a "
-            "pointwise metric of kind 'outcome' (the shipped 'outcome', or a file with "
-            "kind: outcome)."
-        )
-    metric.check_variables(set(OUTCOME_VARIABLES))
-    return metric
-
-
-def outcome_requests(
-    rows: pl.DataFrame, metric: Metric, judge: Judge, cols: Columns
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(keyed, requests)``: the request key of each judgeable row (by ``_ROW``) and the unique
-    requests (REQUEST_SCHEMA). A row without an output is not judged."""
-    traits = traits_of(judge)
-    identity = json.dumps(dict(traits.identity), sort_keys=True, default=str)
-
-    def text(name: str) -> pl.Expr:
-        column = getattr(cols, name)
-        return pl.col(column).cast(pl.String) if column in rows.columns else pl.lit(None, pl.String)
-
-    variables = rows.select(_ROW, *(text(n).alias(n) for n in OUTCOME_VARIABLES)).filter(
-        pl.col("output").is_not_null()
-    )
-    keys, messages = [], []
-    for row in variables.iter_rows(named=True):
-        rendered = metric.render({n: row[n] for n in OUTCOME_VARIABLES})
-        messages.append(rendered if traits.uses_messages else None)
-        keys.append(_request_key(identity, metric, rendered))
-    keyed = variables.with_columns(
-        key=pl.Series(keys, dtype=pl.String), messages=pl.Series(messages, dtype=pl.String)
-    )
-    requests = keyed.unique("key", keep="first", maintain_order=True).select(
-        pl.col("key"),
-        pl.lit(metric.name).alias("metric"),
-        pl.lit(metric.max_score, pl.Int64).alias("max_score"),
-        pl.col("messages"),
-        pl.col("input").alias("input_a"),
-        pl.col("input").alias("input_b"),
-        pl.col("output").alias("output_a"),
-        pl.lit(None, pl.String).alias("output_b"),
-        pl.col("attribute").alias("attribute_a"),
-        pl.lit(None, pl.String).alias("attribute_b"),
-        pl.col("dimension"),
-    )
-    return keyed.select(_ROW, "key"), requests.cast(REQUEST_SCHEMA)  # type: ignore[arg-type]
 
 
 def read_reply(reply: str | None, max_score: int) -> dict[str, Any]:
@@ -125,25 +70,32 @@ async def ajudged_outcomes(
     cache: Any, progress: bool,
 ) -> pl.DataFrame:  # fmt: skip
     """``rows`` with the outcome columns and ``outcome_error``, read by ``judge``."""
-    metric = outcome_metric(outcomes)
-    if dataclasses.is_dataclass(judge) and getattr(judge, "structured_output", False):
-        # The structured-output schema carries a score only: the outcome is asked as plain JSON.
-        judge = dataclasses.replace(judge, structured_output=False)
+    with cache_session(cache, enabled=traits_of(judge).cacheable) as store:
+        read, _ = await aread_outcomes(rows, judge, outcome_metric(outcomes), cols, store, progress)
+    return read
+
+
+async def aread_outcomes(
+    rows: pl.DataFrame, judge: Judge, metric: Metric, cols: Columns, store: Any, progress: bool
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(rows with the outcome columns and outcome_error, the judge's results)``: the results
+    (one per unique request, ``cached`` set on hits) say what the call spent. ``store`` is an
+    open cache (or None)."""
+    judge = outcome_judge(judge)
     indexed = rows.with_row_index(_ROW)
     keyed, requests = outcome_requests(indexed, metric, judge, cols)
     results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
     if not requests.is_empty():
-        with cache_session(cache, enabled=traits_of(judge).cacheable) as store:
-            results = await cached_map(
-                requests, judge.judge, store, schema=RESULT_SCHEMA,
-                conform=lambda frame: frame.select(
-                    [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
-                     for c, t in RESULT_SCHEMA.items()]
-                ),
-                label="outcomes", progress=progress,
-                lost_error="the judge returned no result for this request",
-                lost_columns={"judge_model": getattr(judge, "name", "judge")},
-            )  # fmt: skip
+        results = await cached_map(
+            requests, judge.judge, store, schema=RESULT_SCHEMA,
+            conform=lambda frame: frame.select(
+                [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+                 for c, t in RESULT_SCHEMA.items()]
+            ),
+            label="outcomes", progress=progress,
+            lost_error="the judge returned no result for this request",
+            lost_columns={"judge_model": getattr(judge, "name", "judge")},
+        )  # fmt: skip
     read = [
         {"key": key, **(read_reply(reply, metric.max_score) if error is None else {"error": error})}
         for key, reply, error in results.select("key", "raw_reply", "error").iter_rows()
@@ -153,7 +105,7 @@ async def ajudged_outcomes(
     outcome = keyed.join(parsed, on="key", how="left").drop("key")
     out = indexed.join(outcome, on=_ROW, how="left", maintain_order="left")
     not_judged = pl.col(cols.output).is_null() if cols.output in rows.columns else pl.lit(False)
-    return out.select(
+    frame = out.select(
         *rows.columns,
         *OUTCOME_COLUMNS,
         pl.when(not_judged)
@@ -161,6 +113,7 @@ async def ajudged_outcomes(
         .otherwise(pl.col("error"))
         .alias(OUTCOME_ERROR),
     )
+    return frame, results
 
 
 def judged_outcomes(

@@ -1,11 +1,19 @@
-"""Outcomes of both sides of scored pairs, read by the heuristic from the pairs' texts: the
-columns a chunk of a parquet run keeps beside its scores, so its disparities need no text."""
+"""Outcomes of both sides of scored pairs, read from the pairs' texts by the heuristic or by an
+LLM judge on an outcome metric: the columns a chunk of a parquet run keeps beside its scores, so
+its disparities need no text."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
+from pairwise_polars.judges import Judge
+from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
+from pairwise_polars.outcome._judged import OUTCOME_ERROR, aread_outcomes
+from pairwise_polars.pairing import Columns
+from pairwise_polars.scoring._pointwise import SIDE_ID, pair_sides
 
 SIDED = tuple(f"{c}_{s}" for c in OUTCOME_COLUMNS for s in "ab")
 """The per-side outcome columns: ``decision_a``, ``decision_b``, ``amount_a`` ..."""
@@ -28,3 +36,34 @@ def with_sided_outcomes(scored: pl.DataFrame) -> pl.DataFrame:
         )
     read = pairs.select("pair_id", *SIDED).collect()
     return scored.join(read, on="pair_id", how="left", maintain_order="left")
+
+
+SIDED_ERRORS = ("outcome_error_a", "outcome_error_b")
+"""Why a side has no outcome, when an LLM judge read them (null where it has one)."""
+
+
+async def awith_judged_sided_outcomes(
+    scored: pl.DataFrame, judge: Judge, metric: Metric, store: Any
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(scored with SIDED and SIDED_ERRORS, the judge's results)``: each response of the
+    pairs judged once on the outcome ``metric`` through the cached map (``store``: the run's
+    open cache), its outcome set on every pair side it is. A failed judgement is an error on
+    the side, never a guessed outcome."""
+    if any(c in scored.columns for c in SIDED):
+        return scored, pl.DataFrame()
+    sides = pair_sides(scored)
+    # pair_sides names its columns the default way: only the id is its own
+    read, results = await aread_outcomes(
+        sides, judge, metric, Columns(id=SIDE_ID), store, progress=False
+    )
+    read = read.select(SIDE_ID, *OUTCOME_COLUMNS, OUTCOME_ERROR)
+    out = scored
+    for side in "ab":
+        renamed = read.rename(
+            {SIDE_ID: "__pp_side", **{c: f"{c}_{side}" for c in (*OUTCOME_COLUMNS, OUTCOME_ERROR)}}
+        )
+        out = out.with_columns(pl.col(f"id_{side}").cast(pl.String).alias("__pp_side")).join(
+            renamed, on="__pp_side", how="left", maintain_order="left"
+        )
+        out = out.drop("__pp_side")
+    return out, results

@@ -40,6 +40,7 @@ _MAIN_COUNTS = {
     "n_scored": "scored",
     "n_errors": "errors",
     "n_groups": "groups",
+    "n_labelled": "labelled",  # beside the judge's and the corrected figures, with labels
 }
 _INTERVAL_CHARTS = (
     ("mean_divergence", "max_mean_divergence", "Mean divergence by slice", "mean score"),

@@ -8,29 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import os
 import time
-import warnings
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError, PairwiseWarning
+from pairwise_polars._errors import OptionError
 from pairwise_polars.engine import JudgementCache, cache_session, sync_twin
 from pairwise_polars.io import DataLike, Source, source_files
-from pairwise_polars.judges import BatchJudge, Judge, traits_of
+from pairwise_polars.judges import BatchJudge, HeuristicJudge, Judge, traits_of
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import read_labels
 from pairwise_polars.metrics import Metric
+from pairwise_polars.outcome._sided import awith_judged_sided_outcomes
 from pairwise_polars.pairing import (
-    ColumnNames,
-    Columns,
     PairingOptions,
     Strategy,
 )
@@ -39,7 +34,6 @@ from pairwise_polars.runs._chunks import (
     POS,
     Chunk,
     RunPlan,
-    file_fingerprint,
     plan_chunks,
     read_chunk,
     scan_rows,
@@ -53,12 +47,20 @@ from pairwise_polars.runs._journal import (
     part_name,
 )
 from pairwise_polars.runs._parts import chunk_pairs, write_part
-from pairwise_polars.runs._run_disparities import run_disparities
+from pairwise_polars.runs._run_disparities import outcome_errors, run_disparities
 from pairwise_polars.runs._run_members import (
     members_fingerprint,
     priced_members,
     run_members,
     score_chunk,
+)
+from pairwise_polars.runs._run_options import (
+    package_version,
+    resolved_pairing,
+    run_columns,
+    run_fingerprint,
+    runner_module,
+    warn_if_scattered,
 )
 from pairwise_polars.runs._run_progress import RunProgress
 from pairwise_polars.runs._store import run_store
@@ -75,7 +77,9 @@ from pairwise_polars.scoring import (
     prepare,
     resolve_spec,
 )
+from pairwise_polars.scoring._cost import usage_of
 from pairwise_polars.scoring._members import Members, judge_keyword
+from pairwise_polars.scoring._pointwise import outcome_metric
 from pairwise_polars.summary import aggregate
 
 if TYPE_CHECKING:
@@ -114,6 +118,9 @@ class ParquetRun:
     disparities: pl.DataFrame | None = None
     """Who is disadvantaged (:func:`~pairwise_polars.disparities`), from the outcomes each part
     carries beside its scores (``decision_a`` / ``decision_b`` ...)."""
+    outcome_errors: int = 0
+    """Pair sides whose outcome the judge failed to read (``score_parquet(outcomes=...)``):
+    their outcome is null, and ``outcome_error_a`` / ``outcome_error_b`` in the parts say why."""
 
     def scored(self) -> pl.LazyFrame:
         """The scored frame, read lazily from the parts (in the folder or the store)."""
@@ -141,6 +148,7 @@ async def ascore_parquet(
     actors: int | None = None,
     labels: DataLike | None = None,
     spec: ScoringSpec | None = None,
+    outcomes: str | Path | Metric | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> ParquetRun:
     """Score a large parquet run in chunks with bounded memory; resumable after any crash.
@@ -159,7 +167,11 @@ async def ascore_parquet(
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
     carry the scored frame without the input/output texts unless ``keep_text=True``, and each
     side's outcome read by the heuristic (``decision_a`` / ``decision_b``, ``amount_a`` ...),
-    from which ``run.disparities`` is computed. With ``labels`` (human labels, as for
+    from which ``run.disparities`` is computed; with ``outcomes`` (an outcome metric: the
+    shipped ``"outcome"`` or a file of ``kind: outcome``) and an LLM judge, each chunk's
+    responses are judged on it instead, once per response, through the run's cache (so a
+    resumed run pays for none twice), a failed judgement leaving ``outcome_error_a`` /
+    ``outcome_error_b`` set and the outcome null. With ``labels`` (human labels, as for
     :func:`aggregate`; their columns and values checked before the first judge call, their
     pairs at the end) the summary has the prediction-powered figures.
     ``pairing`` keywords go to :func:`form_pairs`; ``order``, ``both_orders``, ``audit`` and
@@ -194,7 +206,7 @@ async def ascore_parquet(
     ['run.json', 'scored', 'summary.parquet']
     """
     started = time.monotonic()
-    on_ray = _runner(runner)
+    on_ray = runner_module(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     spec = resolve_spec(
@@ -206,10 +218,13 @@ async def ascore_parquet(
         audit=audit,
     )
     members = run_members(judge, repeats, spec, ray=on_ray is not None)
+    outcome = None if outcomes is None else outcome_metric(outcomes)
     if labels is not None:  # columns and numbers now; the pairs they name once scored
         read_labels(labels)
     judge = spec.judge
     traits = traits_of(judge)
+    if isinstance(judge, HeuristicJudge):
+        outcome = None  # the heuristic reads outcomes key-free, as it does without the metric
     if on_ray is not None and traits.kind == "batch":
         raise OptionError(
             'runner="ray" sends requests from many workers; a Batch API judge submits whole '
@@ -218,7 +233,7 @@ async def ascore_parquet(
     run_files = run_store(destination, pairing.get("storage_options"))
     found = source_files(source, storage_options=pairing.get("storage_options"))
     files = list(found.files)
-    columns = _columns(pairing)
+    columns = run_columns(pairing)
     scan = scan_rows(found, columns.id)
     # Every column and option problem surfaces now, before the first judge call.
     schema = pl.Schema({n: t for n, t in scan.collect_schema().items() if n != POS})
@@ -232,12 +247,12 @@ async def ascore_parquet(
     )
     plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
     if on_ray is None:  # Ray reads each slice of the source once, scattered or not
-        _warn_if_scattered(plan, columns.group_by)
-    options = _resolved_pairing(pairing, strategy)
-    fingerprint = _fingerprint(plan, strategy, options, spec, chunk_size, keep_text)
+        warn_if_scattered(plan, columns.group_by)
+    options = resolved_pairing(pairing, strategy)
+    fingerprint = run_fingerprint(plan, strategy, options, spec, chunk_size, keep_text, outcome)
     fingerprint |= members_fingerprint(members)
     info = {
-        "created_by": f"pairwise_polars {_package_version()}",
+        "created_by": f"pairwise_polars {package_version()}",
         "source_paths": files,
         "n_pairs": plan.n_pairs,
         "largest_group_pairs": plan.largest_group,
@@ -260,6 +275,7 @@ async def ascore_parquet(
                 bar=bar,
                 group_by=columns.group_by,
                 members=members,
+                outcomes=outcome,
             )
             try:
                 todo = run.resume(plan.chunks)
@@ -299,6 +315,7 @@ def _result(
     summary: pl.DataFrame,
     usage: Usage | None,
 ) -> ParquetRun:
+    parts = run.journal.scan_parts() if run.journal.parts() else None
     return ParquetRun(
         destination=run.journal.destination,
         storage_options=run.pairing.get("storage_options"),
@@ -311,28 +328,9 @@ def _result(
         seconds=time.monotonic() - started,
         summary=summary,
         usage=usage,
-        disparities=run_disparities(
-            run.journal.scan_parts() if run.journal.parts() else None, run.group_by
-        ),
+        disparities=run_disparities(parts, run.group_by),
+        outcome_errors=outcome_errors(parts),
     )
-
-
-def _runner(runner: object) -> ModuleType | None:
-    """The Ray runner's module for ``"ray"`` (imported only then), None for ``"local"``."""
-    if runner == "local":
-        return None
-    if runner != "ray":
-        raise OptionError(f'runner must be "local" or "ray", got {runner!r}.')
-    try:
-        from pairwise_polars.runs import _ray_run
-    except ImportError as exc:
-        if exc.name is not None and exc.name.split(".")[0] != "ray":
-            raise
-        raise OptionError(
-            'runner="ray" needs Ray, which is not installed here: install the extra with '
-            "pip install 'pairwise-polars[ray]' (or use runner=\"local\").",
-        ) from exc
-    return _ray_run
 
 
 score_parquet = sync_twin(ascore_parquet, "score_parquet")
@@ -351,6 +349,8 @@ class _Run:
     journal: Journal
     bar: RunProgress
     group_by: str
+    outcomes: Metric | None = None
+    """The outcome metric an LLM judge reads each response on (None: the heuristic reads)."""
     resumed: int = 0
     from_cache: int = 0
     errors: int = 0
@@ -382,6 +382,7 @@ class _Run:
             keep_text=self.keep_text,
             cache=None if self.store is None else str(self.store.path),
             group_by=self.group_by,
+            outcomes=self.outcomes,
             n_pairs={c.index: c.n_pairs for c in todo},
             run=self.journal.digest,
         )
@@ -436,6 +437,15 @@ class _Run:
             self.spent.add(scoring.usage)
         return scored
 
+    async def _with_outcomes(self, scored: pl.DataFrame, judge: Judge) -> pl.DataFrame:
+        """The chunk's scored frame with each side's outcome read by ``judge`` (when the run
+        reads them with an LLM judge; else unchanged: the part's writer reads them)."""
+        if self.outcomes is None:
+            return scored
+        read, results = await awith_judged_sided_outcomes(scored, judge, self.outcomes, self.store)
+        self.spent.add(usage_of(results, judge.name, traits_of(judge), None))
+        return read
+
     async def submit(self, chunks: list[Chunk], submitter: Judge) -> None:
         async with contextlib.aclosing(self._read_ahead(chunks)) as read:
             async for chunk, pairs in read:
@@ -446,7 +456,7 @@ class _Run:
         async with contextlib.aclosing(self._read_ahead(chunks)) as read:
             async for chunk, pairs in read:
                 self.bar.start_chunk(chunk.index)
-                scored = await self._scored(pairs, judge)
+                scored = await self._with_outcomes(await self._scored(pairs, judge), judge)
                 _, entry = write_part(
                     self.journal.store,
                     chunk.index,
@@ -496,88 +506,3 @@ def _chunk_pairs(
 ) -> pl.DataFrame:
     rows = read_chunk(scan, chunk, group_by)
     return chunk_pairs(rows, chunk.index, chunk.n_pairs, strategy, pairing)
-
-
-def _warn_if_scattered(plan: RunPlan, group_by: str) -> None:
-    if len(plan.chunks) > 1 and plan.rows_read > 3 * plan.n_rows:
-        warnings.warn(
-            f"The rows of a group are scattered over the source, so each of the "
-            f"{len(plan.chunks)} chunks reads about {plan.rows_read // len(plan.chunks):,} of "
-            f"its {plan.n_rows:,} rows. The run works, but reads the text many times: sort "
-            f"the source by {group_by!r} once (pl.scan_parquet(source).sort({group_by!r})"
-            ".sink_parquet(path)), or raise chunk_size.",
-            PairwiseWarning,
-            stacklevel=3,
-        )
-
-
-def _columns(pairing: PairingOptions) -> Columns:
-    names = {k: v for k, v in pairing.items() if k in ColumnNames.__annotations__}
-    return Columns.of(pairing.get("columns"), names, caller="score_parquet")
-
-
-def _resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
-    """The pairing options as resolved values: every column name, the strategy's roles (the
-    reference for ``group``, the poles for ``contrastive``), the control role and
-    ``on_invalid``, defaults included. Recorded in the journal, so the same run compares equal
-    however it was asked for (``columns=`` or keywords, defaults left out or spelled out, from
-    Python or the CLI)."""
-    columns = _columns(pairing)
-    names = ColumnNames.__annotations__
-    resolved: dict[str, Any] = {name: getattr(columns, name) for name in names}
-    if strategy == "group":
-        resolved["reference"] = pairing.get("reference", PAIRING_DEFAULTS["reference"])
-    else:
-        resolved["poles"] = list(pairing.get("poles", PAIRING_DEFAULTS["poles"]))
-    resolved["control"] = pairing.get("control", PAIRING_DEFAULTS["control"])
-    resolved["on_invalid"] = pairing.get("on_invalid", PAIRING_DEFAULTS["on_invalid"])
-    return dict(sorted(resolved.items()))
-
-
-def _fingerprint(
-    plan: RunPlan,
-    strategy: str,
-    pairing: dict[str, Any],
-    spec: ScoringSpec,
-    chunk_size: int,
-    keep_text: bool,
-) -> dict[str, Any]:
-    """What the journal records of a run, to refuse resuming another one. Its keys and values
-    are those of runs recorded before :class:`ScoringSpec`, so those runs resume."""
-    return {
-        "source": [
-            {k: f[k] for k in ("size", "mtime_ns")}
-            for f in file_fingerprint(plan.files, plan.storage_options)
-        ],
-        "pairs": {
-            "n_rows": plan.n_rows,
-            "n_pairs": plan.n_pairs,
-            "n_groups": plan.n_groups,
-            "digest": plan.digest,
-        },
-        "strategy": strategy,
-        "pairing": pairing,
-        "metrics": [_metric_fingerprint(m) for m in spec.metrics],
-        "judge": {"name": spec.judge.name, "identity": dict(traits_of(spec.judge).identity)},
-        **spec.fingerprint(),
-        "chunk_size": chunk_size,
-        "keep_text": keep_text,
-    }
-
-
-def _metric_fingerprint(metric: Metric) -> dict[str, Any]:
-    templates = hashlib.sha256(f"{metric.system}\x1f{metric.user}".encode()).hexdigest()[:16]
-    return {
-        "name": metric.name,
-        "version": metric.version,
-        "max_score": metric.max_score,
-        "params": dict(metric.params),
-        "templates": templates,
-    }
-
-
-def _package_version() -> str:
-    try:
-        return version("pairwise-polars")
-    except PackageNotFoundError:
-        return "unknown"

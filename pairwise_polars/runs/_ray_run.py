@@ -40,12 +40,15 @@ from pairwise_polars.engine import JudgementCache
 from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter
 from pairwise_polars.io import Source, scan_source
 from pairwise_polars.judges import Judge, traits_of
+from pairwise_polars.metrics import Metric
+from pairwise_polars.outcome._sided import awith_judged_sided_outcomes
 from pairwise_polars.pairing import PairingOptions, Strategy
 from pairwise_polars.runs._chunks import POS, Chunk
 from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
-from pairwise_polars.scoring import Scoring, ScoringSpec, Spent, Usage, prepare
+from pairwise_polars.scoring import Scoring, ScoringSpec, Spent, prepare
+from pairwise_polars.scoring._cost import usage_of
 from pairwise_polars.summary import (
     combine,
     default_slices,
@@ -84,6 +87,8 @@ class ChunkJob:
     """Pairs per chunk, as planned: a chunk that pairs otherwise is refused."""
     run: str = ""
     """The run's digest, written into each part's footer (a resume adopts a part by it)."""
+    outcomes: Metric | None = None
+    """The outcome metric the judge reads each response on (None: the heuristic reads)."""
 
 
 def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
@@ -285,7 +290,7 @@ class ChunkScorer:
             }
         )
 
-    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int, Usage | None]:
+    async def _score(self, pairs: pl.DataFrame) -> tuple[pl.DataFrame, int, Spent]:
         if self.limits is not None:
             SHARED_LIMITS.set(self.limits)  # this task's context: its judge calls share them
         job = self.job
@@ -298,7 +303,15 @@ class ChunkScorer:
 
         scoring = Scoring(prepared, self.store)
         scored = await scoring.score(progress=False, observe=count)
-        return scored, answers, scoring.usage
+        spent = Spent()
+        if scoring.usage is not None:
+            spent.add(scoring.usage)
+        if job.outcomes is not None:  # each side's outcome, read by the judge like the scores
+            scored, results = await awith_judged_sided_outcomes(
+                scored, self.judge, job.outcomes, self.store
+            )
+            spent.add(usage_of(results, self.judge.name, traits_of(self.judge), None))
+        return scored, answers, spent
 
 
 @ray.remote(num_cpus=0)

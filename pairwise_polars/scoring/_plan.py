@@ -19,6 +19,7 @@ from pairwise_polars.summary import SlicePower, default_slices, slice_power
 from pairwise_polars.summary._thresholds import check_threshold
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
+_OUTCOME_TOKENS_GUESS = 90  # five JSON fields and a sentence
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,16 @@ class Plan:
     months, a judge model its provider retires before the run."""
     power: tuple[SlicePower, ...] = field(default=())
     """Per metric and slice, what the run can detect (``plan(detect=..., pilot=...)``)."""
+    n_outcome_judgements: int = 0
+    """Responses whose outcome an LLM judge reads (``plan(outcomes=...)``; 0 without, or with
+    the heuristic, which reads them for free)."""
+    n_outcome_unique: int = 0
+    """Of those, the unique outcome requests (identical responses are read once)."""
+    n_outcome_cached: int = 0
+    n_outcome_to_send: int = 0
+    outcome_cost_usd: float | None = 0.0
+    """The outcome requests' share of ``cost_usd`` (which, like ``input_tokens`` and
+    ``output_tokens``, counts both kinds of request)."""
 
     def __str__(self) -> str:
         controls = ""
@@ -62,10 +73,20 @@ class Plan:
             f"unique judge requests: {self.n_unique:,}\n"
             f"cached: {self.n_cached:,}\n"
             f"to send to {self.judge_model}: {self.n_to_send:,}\n"
+            f"{self._outcome_text()}"
             f"estimated tokens: {self.input_tokens:,} in, {self.output_tokens:,} out\n"
             f"estimated cost: {shown_dollars(self.cost_usd)} ({self.price})"
             + "".join(f"\nwarning: {warning}" for warning in self.price_warnings)
         ) + power_text(self.power)
+
+    def _outcome_text(self) -> str:
+        if not self.n_outcome_judgements:
+            return ""
+        return (
+            f"outcome judgements (one per response): {self.n_outcome_judgements:,}; unique "
+            f"{self.n_outcome_unique:,}, cached {self.n_outcome_cached:,}, to send "
+            f"{self.n_outcome_to_send:,} ({shown_dollars(self.outcome_cost_usd)})\n"
+        )
 
 
 def power_text(rows: tuple[SlicePower, ...]) -> str:
@@ -152,3 +173,43 @@ def with_power(
         pairs, [m.name for m in prepared.metrics], slices, group_by, detect=detect, pilot=frame
     )
     return dataclasses.replace(planned, power=rows)
+
+
+def with_outcomes(
+    planned: Plan,
+    requests: pl.DataFrame,
+    n_responses: int,
+    hits: pl.DataFrame,
+    prepared: Prepared,
+    prices: Prices | None,
+) -> Plan:
+    """The plan with the outcome judgements of ``n_responses`` responses: their unique
+    ``requests`` (REQUEST_SCHEMA), of which ``hits`` are cached; tokens and dollars added to
+    the plan's."""
+    to_send = requests.height - hits.height
+    uses_messages = prepared.traits.uses_messages and not requests.is_empty()
+    chars = int(requests["messages"].str.len_chars().sum() or 0) if uses_messages else 0
+    ratio = to_send / requests.height if requests.height else 0.0
+    input_tokens = int(chars / 4 * ratio) if uses_messages else 0
+    output_tokens = to_send * _OUTCOME_TOKENS_GUESS if uses_messages else 0
+    cost, note = priced(
+        prepared.judge.name,
+        prepared.traits,
+        prices,
+        requests=to_send,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+    )
+    total = None if cost is None or planned.cost_usd is None else planned.cost_usd + cost
+    return dataclasses.replace(
+        planned,
+        n_outcome_judgements=n_responses,
+        n_outcome_unique=requests.height,
+        n_outcome_cached=hits.height,
+        n_outcome_to_send=to_send,
+        outcome_cost_usd=cost,
+        input_tokens=planned.input_tokens + input_tokens,
+        output_tokens=planned.output_tokens + output_tokens,
+        cost_usd=total,
+        price=note if planned.n_to_send == 0 else planned.price,
+    )

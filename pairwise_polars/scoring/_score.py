@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -18,6 +19,7 @@ from pairwise_polars.engine._cached_map import lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
+from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._members import (
@@ -27,7 +29,15 @@ from pairwise_polars.scoring._members import (
     prepare_members,
     score_members,
 )
-from pairwise_polars.scoring._plan import Plan, count, with_power
+from pairwise_polars.scoring._plan import Plan, count, with_outcomes, with_power
+from pairwise_polars.scoring._pointwise import (
+    OUTCOME_ROW,
+    SIDE_ID,
+    outcome_judge,
+    outcome_metric,
+    outcome_requests,
+    pair_sides,
+)
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
 from pairwise_polars.scoring._spec import Audit, ScoringSpec, resolve_spec
@@ -266,6 +276,7 @@ def plan(
     detect: float | None = None,
     pilot: DataLike | None = None,
     spec: ScoringSpec | None = None,
+    outcomes: str | Path | Metric | None = None,
     **pairing: Unpack[PairingOptions],
 ) -> Plan:
     """Count pairs, unique requests after dedupe and cache, and estimate tokens and dollars;
@@ -281,6 +292,13 @@ def plan(
     of detecting ``detect`` and the groups needed to detect it, from the pilot's score spread
     and within-group correlation or, without one, the stated defaults (correlation 0.3,
     score sd 0.25); see :mod:`pairwise_polars.summary._power`.
+
+    With ``outcomes`` (an outcome metric: ``"outcome"`` or a file of ``kind: outcome``) and an
+    LLM judge, the plan also counts the outcome judgements that :func:`outcomes`,
+    :func:`disparities` with that judge, a manifest target's disparity gates or
+    ``score_parquet(outcomes=...)`` would send: one per distinct response of the pairs
+    (``n_outcome_judgements``, ``n_outcome_unique``, ``n_outcome_cached``,
+    ``n_outcome_to_send``), their tokens and dollars added to the plan's.
 
     >>> import polars as pl
     >>> rows = pl.DataFrame({"group_id": [g for g in range(40) for _ in range(3)],
@@ -307,9 +325,30 @@ def plan(
         plans = [
             Scoring(p, store if p.traits.cacheable else None, prices).plan() for p, _ in fanned
         ]
-    planned = combined_plan(plans, members) if members.fanned_out else plans[0]
+        planned = combined_plan(plans, members) if members.fanned_out else plans[0]
+        if outcomes is not None:
+            planned = plan_outcomes(planned, prepared, outcomes, store, prices)
     if detect is None and pilot is None:
         return planned
     names = {k: v for k, v in pairing.items() if k in ColumnNames.__annotations__}
     group_by = Columns.of(pairing.get("columns"), names, caller="plan").group_by
     return with_power(planned, prepared, group_by, detect=detect, pilot=pilot)
+
+
+def plan_outcomes(
+    planned: Plan,
+    prepared: Prepared,
+    outcomes: str | Path | Metric,
+    store: JudgementCache | None,
+    prices: Prices | None,
+) -> Plan:
+    """``planned`` with the outcome judgements of the prepared pairs' responses (none for a
+    judge that runs in this process: the heuristic reads outcomes for free)."""
+    metric = outcome_metric(outcomes)
+    if prepared.traits.kind == "local":
+        return planned
+    judge = outcome_judge(prepared.judge)
+    sides = pair_sides(prepared.pairs).with_row_index(OUTCOME_ROW)
+    keyed, requests = outcome_requests(sides, metric, judge, Columns(id=SIDE_ID))
+    hits = lookup(store, requests, RESULT_SCHEMA)
+    return with_outcomes(planned, requests, keyed.height, hits, prepared, prices)

@@ -116,8 +116,8 @@ def _resampled(
 
 
 def _passed(checks: pl.DataFrame, *, drawn: bool = False) -> pl.DataFrame:
-    """Per (metric, slice): its three-way verdict (``passed``: 0 pass, 1 inconclusive, 2 fail); ``drawn``: per resampled run too (its
-    slice label loses the draw, which becomes ``__d``)."""
+    """Per (metric, slice): its three-way verdict (``passed``: 0 pass, 1 inconclusive, 2 fail);
+    ``drawn``: per resampled run too (its slice label loses the draw, which becomes ``__d``)."""
     keys = ["metric", "slice"]
     if drawn:
         slice_ = pl.col("slice")

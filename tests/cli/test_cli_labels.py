@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import pairwise_polars as pp
 from pairwise_polars import ManifestError
 from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_INVALID, EXIT_PASS, main
 from pairwise_polars.manifest import load_manifest, run_target
@@ -98,3 +99,22 @@ def test_score_keeps_the_labels_and_a_manifest_reads_them(
     (tmp_path / "labels.csv").unlink()
     with pytest.raises(ManifestError, match=r"labels file .* does not exist"):
         load_manifest(manifest)
+
+
+def test_the_report_shows_judge_only_and_corrected_side_by_side(
+    loop: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Per slice, the report's summary table has the judge's figure, the corrected one,
+    n_labelled and the judge-label agreement in one row."""
+    scored, sheet = loop
+    page = tmp_path / "report.html"
+    argv = ["report", str(scored), "-o", str(page), "--labels", str(sheet), "--quiet"]
+    assert main(argv) == EXIT_PASS
+    html = page.read_text(encoding="utf-8")
+    summary = pp.aggregate(pl.read_parquet(scored), labels=sheet)
+    headings = ["mean divergence", "mean divergence, corrected by labels", "labelled",
+                "judge-label agreement (kappa)"]  # fmt: skip
+    positions = [html.find(f">{h}<") for h in headings]
+    assert all(p > 0 for p in positions), dict(zip(headings, positions, strict=True))
+    row = summary.filter(pl.col("dimension") == summary["dimension"][0]).row(0, named=True)
+    assert f"{row['mean_divergence_ppi']:.3f}" in html and str(row["n_labelled"]) in html

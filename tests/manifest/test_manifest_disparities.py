@@ -11,6 +11,7 @@ import pytest
 from pairwise_polars import ManifestError
 from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_PASS, main
 from pairwise_polars.manifest import load_manifest, run_target
+from pairwise_polars.testing import TestServer
 from tests.summary.salary import salary_rows
 
 BLOCK = """
@@ -78,3 +79,31 @@ def test_unknown_outcomes_are_manifest_errors(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("{amount: 0.05}", "{amounts: 0.05}"))
     with pytest.raises(ManifestError, match=r"outcome 'amounts'.*did you mean 'amount'"):
         load_manifest(path)
+
+
+def test_a_target_with_disparity_gates_plans_the_outcome_judgements(
+    tmp_path: Path, judge_server: TestServer
+) -> None:
+    """An LLM judge reads each response's outcome for the disparity gates: the plan counts
+    those calls and their dollars before any is made, and the run finds them in the cache."""
+    salary_rows(groups=6).write_parquet(tmp_path / "salary.parquet")
+    judge = (
+        f'judge: {{model: judge-small, base_url: "{judge_server.base_url}", '
+        "price_per_million: {input: 1.0, output: 4.0}}\n      cache: c.sqlite\n"
+    )
+    block = BLOCK.format(conservative="false").replace("      gates:", f"      {judge}      gates:")
+    path = tmp_path / "m.yaml"
+    path.write_text(textwrap.dedent(block), encoding="utf-8")
+    target = load_manifest(path).targets["salary"]
+    dry = run_target(target, progress=False, dry_run=True)
+    plan = dry.plan
+    assert plan.n_outcome_judgements == 18 and plan.n_outcome_to_send == 18  # 6 groups x 3 rows
+    assert plan.outcome_cost_usd is not None and plan.outcome_cost_usd > 0
+    assert plan.cost_usd is not None and plan.cost_usd > plan.outcome_cost_usd
+    assert "outcome judgements (one per response): 18" in str(plan)
+    assert judge_server.stats.requests == 0  # a plan spends nothing
+    run_target(target, progress=False)
+    sent = judge_server.stats.requests
+    assert sent == plan.n_to_send + plan.n_outcome_to_send
+    again = run_target(target, progress=False, dry_run=True).plan
+    assert again.n_outcome_cached == 18 and again.n_outcome_to_send == 0

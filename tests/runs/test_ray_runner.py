@@ -292,7 +292,8 @@ def test_kill_mid_run_then_rerun_pays_nothing_twice(tmp_path: Path, ray_cluster:
         resumed = score_parquet(source, destination, cache=cache, runner="ray", actors=2, **options)
         stats = server.stats
         reference = score_parquet(source, tmp_path / "ref", cache=False, **options)
-    assert 0 < resumed.chunks_resumed < resumed.n_chunks
+    # Parts written after the kill by workers still running are whole and adopted on resume.
+    assert 0 < resumed.chunks_resumed <= resumed.n_chunks
     repeats = sum(n - 1 for n in stats.request_hashes.values() if n > 1)
     # Only requests the killed run had sent but not stored were sent again: a judgement that
     # reached the cache was never paid for twice.

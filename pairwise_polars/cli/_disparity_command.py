@@ -1,0 +1,131 @@
+"""``disparities``: who is disadvantaged, per attribute, from response rows or a scored frame,
+printed as a table and written to a file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars.cli._console import Console, markdown_table
+from pairwise_polars.cli._options import (
+    add_cache_options,
+    add_judge_options,
+    add_pairing_options,
+    cache_setting,
+    judge_from,
+    pairing_from,
+    share,
+)
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.io import input_files, scan_source, write_frame, write_text
+from pairwise_polars.judges import HeuristicJudge
+from pairwise_polars.outcome import DISPARITY_COLUMNS, OUTCOME_COLUMNS, disparities, outcomes
+
+SHOWN = (
+    "n_groups",
+    "decision_rate",
+    "reference_decision_rate",
+    "impact_ratio",
+    "amount_relative",
+    "amount_relative_low",
+    "amount_relative_high",
+    "refusal_difference",
+    "mean_favour",
+    "control_ok",
+)
+"""The table's figures after the slice columns (the file written has every column)."""
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    command = subparsers.add_parser(
+        "disparities",
+        parents=[common],
+        help="who is disadvantaged: signed disparities per attribute, with intervals",
+        description="Per dimension and attribute, each attribute against the group's "
+        "reference (or pole_b against pole_a): decision rates and the impact ratio, the "
+        "relative difference of offered amounts, the refusal difference and the mean favour "
+        "(from a scored pairwise-favour), each with an interval over groups; control rows "
+        "give the same figures for the reference against itself (control_ok). DATA is "
+        "response rows (outcomes read by --judge: the heuristic by default, or an LLM judge "
+        "on the outcome metric through the cache) or a scored frame from `score` / `run`.",
+    )
+    command.add_argument("data", nargs="+", metavar="DATA", help="file(s), folder(s) or glob(s)")
+    command.add_argument(
+        "-o", "--out", metavar="FILE",
+        help=f"write the disparities: {FRAME_FORMATS} (every column), or .md (the table shown)",
+    )  # fmt: skip
+    command.add_argument(
+        "--by", nargs="+", metavar="COLUMN",
+        help="the slice columns (default: dimension and attribute, those the data has)",
+    )  # fmt: skip
+    command.add_argument(
+        "--against", metavar="VALUE",
+        help="compare every attribute with the row whose attribute is VALUE in each group, "
+        "instead of the reference role (controls are then left out)",
+    )  # fmt: skip
+    command.add_argument(
+        "--outcome-metric", default="outcome", metavar="NAME|FILE",
+        help="the outcome metric an LLM judge reads (default: %(default)s)",
+    )  # fmt: skip
+    command.add_argument(
+        "--confidence", type=share, default=0.95, help="of the intervals (default: %(default)s)"
+    )
+    add_pairing_options(command)
+    add_judge_options(command)
+    add_cache_options(command, what="judgement", default="the user cache directory")
+    command.set_defaults(handler=_disparities)
+
+
+def _disparities(args: argparse.Namespace, console: Console) -> int:
+    table = args.out is not None and Path(args.out).suffix.lower() == ".md"
+    check_outputs(
+        args.data,
+        {} if table else {"the disparities (-o; .md for the table shown)": args.out},
+        {"the disparities (-o)": args.out} if table else {},
+    )
+    strategy, pairing = pairing_from(args)
+    columns = pairing.get("columns")
+    source = input_files(args.data[0] if len(args.data) == 1 else list(args.data))
+    data: pl.LazyFrame | pl.DataFrame = scan_source(source)
+    schema = data.collect_schema()
+    judge = judge_from(args)
+    is_rows = not {"pair_id", "metric"} <= set(schema.names())
+    if is_rows and not isinstance(judge, HeuristicJudge) and not set(OUTCOME_COLUMNS) & set(schema):
+        # Read here, through the cache the flags name, with the progress bar
+        data = outcomes(
+            data.collect(), judge, args.outcome_metric, columns=columns,
+            cache=cache_setting(args), progress=console.progress,
+        )  # fmt: skip
+        assert isinstance(data, pl.DataFrame)
+        failed = data.filter(pl.col("outcome_error").is_not_null())
+        if failed.height:
+            console.warn(
+                f"{failed.height} responses have no outcome (their judgement failed: see the "
+                f"outcome_error column); the figures leave them out. First: "
+                f"{failed['outcome_error'][0]}"
+            )
+    found = disparities(
+        data,
+        by=args.by or ("dimension", "attribute"),
+        reference=args.against,
+        judge=judge,
+        strategy=strategy,
+        confidence=args.confidence,
+        columns=columns,
+    )
+    console.payload["disparities"] = found.to_dicts()
+    shown = found.select(
+        *[c for c in found.columns if c not in DISPARITY_COLUMNS], "pair_kind", "reference", *SHOWN
+    ).with_columns(pl.selectors.float().round(4))
+    console.info(markdown_table(shown))
+    if args.out:
+        out = Path(args.out)
+        if table:
+            write_text(out, markdown_table(shown) + "\n", what="the disparities (-o)")
+        else:
+            write_frame(found, out, what="the disparities (-o)")
+        console.info(f"wrote {out}")
+    return 0
