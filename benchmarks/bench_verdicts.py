@@ -131,8 +131,10 @@ def verdicts(reps: int, seed: int) -> None:
 def cost(rows: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     groups = rows // PAIRS
-    scored = simulate(groups, 0.2, 1, rng).drop("replicate").with_columns(
-        dimension=pl.col("group_id") % 7
+    scored = (
+        simulate(groups, 0.2, 1, rng)
+        .drop("replicate")
+        .with_columns(dimension=pl.col("group_id") % 7)
     )
     options = {
         "equivalence_threshold": 0.0,

@@ -270,9 +270,9 @@ def run(cases: list[Case]) -> pl.DataFrame:
     left_out = pl.col("gold") == LEFT_OUT
     return result.with_columns(
         # a gold of "-": the variant must be left out (the subject cannot change whole)
-        exact=pl.when(left_out).then(pl.col("output").is_null()).otherwise(
-            pl.col("output") == pl.col("gold")
-        ),
+        exact=pl.when(left_out)
+        .then(pl.col("output").is_null())
+        .otherwise(pl.col("output") == pl.col("gold")),
         half_changed=left_out & pl.col("output").is_not_null(),
         error=pl.struct("output", "gold").map_elements(
             lambda r: _error_class(r["output"], r["gold"]), return_dtype=pl.String

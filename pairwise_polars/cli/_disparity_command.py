@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._options import (
     add_cache_options,
@@ -21,7 +22,7 @@ from pairwise_polars.cli._options import (
 )
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.io import input_files, scan_source, write_frame, write_text
-from pairwise_polars.judges import HeuristicJudge
+from pairwise_polars.judges import HeuristicJudge, Panel
 from pairwise_polars.outcome import DISPARITY_COLUMNS, OUTCOME_COLUMNS, disparities, outcomes
 
 SHOWN = (
@@ -92,6 +93,11 @@ def _disparities(args: argparse.Namespace, console: Console) -> int:
     data: pl.LazyFrame | pl.DataFrame = scan_source(source)
     schema = data.collect_schema()
     judge = judge_from(args)
+    if isinstance(judge, Panel):
+        raise OptionError(
+            "disparities reads each response's outcome with one judge: pass --judge once "
+            "(a panel of judges scores pairs, not outcomes)."
+        )
     is_rows = not {"pair_id", "metric"} <= set(schema.names())
     if is_rows and not isinstance(judge, HeuristicJudge) and not set(OUTCOME_COLUMNS) & set(schema):
         # Read here, through the cache the flags name, with the progress bar
