@@ -206,7 +206,6 @@ async def ascore_parquet(
     ['run.json', 'scored', 'summary.parquet']
     """
     started = time.monotonic()
-    on_ray = runner_module(runner)
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise OptionError(f"chunk_size must be a positive number of pairs, got {chunk_size!r}.")
     spec = resolve_spec(
@@ -217,7 +216,8 @@ async def ascore_parquet(
         order=order,
         audit=audit,
     )
-    members = run_members(judge, repeats, spec, ray=on_ray is not None)
+    members = run_members(judge, repeats, spec, ray=runner == "ray")  # refused before Ray loads
+    on_ray = runner_module(runner)
     outcome = None if outcomes is None else outcome_metric(outcomes)
     if labels is not None:  # columns and numbers now; the pairs they name once scored
         read_labels(labels)

@@ -162,7 +162,8 @@ def three_way(
             pl.format(
                 "{} straddles the threshold: about {} more groups would likely decide it ({})",
                 interval,
-                more.cast(pl.Int64),
+                # NaN / inf where the branch is not taken: polars evaluates both sides
+                more.cast(pl.Int64, strict=False),
                 pl.lit(SCALING),
             )
         )

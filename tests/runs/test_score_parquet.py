@@ -140,7 +140,7 @@ def test_rerun_after_a_failure_resumes_with_the_finished_chunks(source, tmp_path
     assert json.loads((destination / "run.json").read_text())["finished_at"] is not None
 
 
-def test_a_part_the_journal_does_not_list_is_redone(source, tmp_path) -> None:
+def test_a_part_the_journal_does_not_list_is_adopted_from_its_footer(source, tmp_path) -> None:
     destination = tmp_path / "out"
     score_parquet(source, destination, chunk_size=200, progress=False)
     journal_path = destination / "run.json"
@@ -151,7 +151,9 @@ def test_a_part_the_journal_does_not_list_is_redone(source, tmp_path) -> None:
     (destination / "scored" / ".part-000009.parquet.tmp-123").write_bytes(b"half a file")
 
     run = score_parquet(source, destination, chunk_size=200, progress=False)
-    assert run.chunks_resumed == run.n_chunks - 2
+    # Both parts are whole and their footers (run digest, chunk, rows) vouch for them: adopted,
+    # not judged again; the half-written temporary file is cleared.
+    assert run.chunks_resumed == run.n_chunks
     assert not list((destination / "scored").glob(".*"))
     assert_same_scored(parts(destination), in_memory(jobs()).filter(metric="pairwise-bias"))
 
