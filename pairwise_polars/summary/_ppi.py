@@ -253,6 +253,8 @@ def with_ppi(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
             pl.when(bounded).then(low).alias(f"{name}_ppi_low"),
             pl.when(bounded).then(high).alias(f"{name}_ppi_high"),
         )
+        if name != EXCESS:  # a rate or a mean of [0, 1] scores: the correction can overshoot
+            frame = frame.with_columns(estimate.clip(0.0, 1.0))
     drop = [
         c
         for c in frame.columns
