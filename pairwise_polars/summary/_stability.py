@@ -45,6 +45,7 @@ def verdict_stability(
     as to :func:`aggregate`.
 
     >>> import polars as pl
+    >>> from pairwise_polars.summary import aggregate
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 1, 2, 2, 2],
     ...     "pair_id": [1, 1, 1, 2, 2, 2], "judge_model": "j", "repeat": [0, 1, None] * 2,
     ...     "score": [0.0, 0.0, 0.0, 0.25, 0.25, 0.25], "error": None})

@@ -138,7 +138,7 @@ def gate_summary(
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": range(40),
-    ...     "dimension": "gender", "score": [0.0] * 39 + [0.25]})
+    ...     "dimension": "gender", "score": [0.0] * 30 + [0.25] * 10})
     >>> gate_summary(summarize(scored), per_slice={"max_mean_divergence": 0.2}).status
     'pass'
     >>> gate_summary(summarize(scored), require=["race"]).status
