@@ -298,7 +298,11 @@ def test_kill_mid_run_then_rerun_pays_nothing_twice(tmp_path: Path, ray_cluster:
     # Only requests the killed run had sent but not stored were sent again: a judgement that
     # reached the cache was never paid for twice.
     assert repeats == sent - stored_at_kill
-    assert repeats <= 2 * 4  # in flight at the kill: two actors, four requests each
+    # What was lost is what was in flight: two actors, four requests each. Ray Data restarts an
+    # actor that dies and retries its chunk (max_restarts=-1), so while the driver's death
+    # reaches the pool an actor may be cut twice; the bound allows a few such rounds, far below
+    # the run's 600 pairs.
+    assert repeats <= 4 * 2 * 4
     assert_frame_equal(
         scored(resumed).drop("latency_s", "cached", "attempts"),
         scored(reference).drop("latency_s", "cached", "attempts"),
