@@ -146,11 +146,11 @@ def judge_notes(summary: pl.DataFrame, slices: Sequence[str]) -> list[str]:
     return notes
 
 
-def effect_checks(
-    summary: pl.DataFrame, slice_label: pl.Expr, limit: pl.Expr, *, conservative: bool
-) -> pl.DataFrame:
-    """``max_judge_attribute_effect`` checks: the effect's size (with ``conservative``, its
-    bound farthest from 0) at most ``limit``. A slice without the masked audit is unmeasured."""
+def effect_checks(summary: pl.DataFrame, slice_label: pl.Expr, limit: pl.Expr) -> pl.DataFrame:
+    """``max_judge_attribute_effect`` checks: the bound of the effect's interval farthest from
+    0 at most ``limit`` (the unfavourable bound, like every gate: an interval that straddles
+    the threshold has not shown the judge blind to the attribute). A slice without the masked
+    audit, or without an interval (one group), is unmeasured."""
     if EFFECT not in summary.columns:
         observed = pl.lit(None, pl.Float64)
         why = pl.lit(
@@ -159,18 +159,29 @@ def effect_checks(
         )
     else:
         point = pl.col(EFFECT).abs()
-        far = pl.max_horizontal(pl.col(f"{EFFECT}_low").abs(), pl.col(f"{EFFECT}_high").abs())
-        observed = far if conservative else point
+        observed = pl.max_horizontal(
+            pl.col(f"{EFFECT}_low").abs(), pl.col(f"{EFFECT}_high").abs()
+        ).cast(pl.Float64)
         why = (
-            pl.when(observed.is_null())
+            pl.when(point.is_null())
             .then(pl.lit("no pair judged both plain and masked: unknown is not fair"))
-            .when(observed > limit)
+            .when(observed.is_null())
+            .then(pl.lit(f"{EFFECT} has no interval (one group): unknown is not fair"))
+            .when(point > limit)
             .then(
                 pl.lit(
                     "the judge reacts to the attribute itself: its scores are not a measure of "
                     "the system"
                 )
             )
+            .when(observed > limit)
+            .then(
+                pl.lit(
+                    "the interval straddles the threshold: its bound farthest from 0 is beyond "
+                    "it; add groups"
+                )
+            )
+            .otherwise(pl.lit(f"on the interval bound farthest from 0 ({EFFECT}_low/_high)"))
         )
     return summary.filter(limit.is_not_null()).select(
         metric=pl.col("metric"),

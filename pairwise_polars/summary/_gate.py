@@ -276,12 +276,12 @@ def gate(
     quadratic weighted kappa against the labels, and a failure (or no labels) is
     inconclusive: an instrument people disagree with cannot vouch for fairness.
     ``min_judge_agreement`` checks ``judge_agreement`` (Krippendorff's alpha among a panel's
-    judges; ``conservative``: its lower bound), a summary of a panel's scored frame; a failure
-    is inconclusive too. A summary with ``verdict_stability`` (from
-    :func:`~pairwise_polars.verdict_stability`, repeats) gets a check per row: below 0.9 the
-    verdict is inconclusive, with a note saying so. A
-    threshold is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping
-    from metric name to such a number; anything else, or a metric the summary lacks, raises
+    judges) on its lower bound ``judge_agreement_low``, whatever ``conservative`` says: an
+    interval that straddles the threshold is inconclusive, as is a failure. A summary with
+    ``verdict_stability`` (from :func:`~pairwise_polars.verdict_stability`, repeats) gets a
+    check per row: below 0.9 the verdict is inconclusive, with a note saying so. A threshold
+    is a number in [0, 1] (scores are normalised: raw / rubric max), or a mapping from metric
+    name to such a number; anything else, or a metric the summary lacks, raises
     :class:`GateError`.
 
     ``min_impact_ratio`` (the four-fifths rule is 0.8) and ``max_disadvantage`` (the largest
@@ -293,8 +293,9 @@ def gate(
     uses the interval bound farthest from parity.
 
     ``max_judge_attribute_effect`` needs a summary of a masked audit (``audit="mask"``): it
-    checks the size of ``judge_attribute_effect`` (``conservative``: its bound farthest from
-    0), and a failure (or no audit) is inconclusive: a judge that reacts to the attribute
+    checks the size of ``judge_attribute_effect`` on its interval's bound farthest from 0
+    (whatever ``conservative`` says), and a failure, an interval across the threshold or no
+    audit is inconclusive: a judge that reacts to the attribute
     itself cannot vouch for the system. Whatever the gates, a slice whose effect's interval
     excludes 0 is named in the verdict.
 

@@ -24,6 +24,7 @@ from pairwise_polars.summary._required import required_checks
 from pairwise_polars.summary._stability_check import stability_checks
 from pairwise_polars.summary._three_way import Reading, counted, three_way, unscored_note
 from pairwise_polars.summary._thresholds import check_threshold, warn_if_vacuous
+from pairwise_polars.summary._trust_checks import Trust, trust_checks
 
 Threshold = float | Mapping[str, float] | None
 """One threshold for every metric, a threshold per metric name, or None for no gate."""
@@ -52,6 +53,24 @@ instrument cannot be trusted, so the verdict is inconclusive, not FAIL."""
 PANEL_GATE = "min_judge_agreement"
 """The panel's agreement among its judges (Krippendorff's alpha): like the label agreement, a
 failure says the instrument cannot be trusted (inconclusive)."""
+_TRUST = {
+    AGREEMENT_GATE: Trust(
+        gate=AGREEMENT_GATE,
+        point=AGREEMENT,
+        bound=AGREEMENT,  # kappa has no interval yet: read as it is
+        absent="a summary with human labels: aggregate(..., labels=<a file of labels>) "
+        "(sample_for_labelling picks the pairs).",
+        unmeasured="no labelled pair in this slice",
+    ),
+    PANEL_GATE: Trust(
+        gate=PANEL_GATE,
+        point="judge_agreement",
+        bound="judge_agreement_low",
+        absent="a summary of a panel: score(..., judge=[judge_a, judge_b, judge_c]) then "
+        "aggregate(...) (it checks judge_agreement).",
+        unmeasured="one judge or one group",
+    ),
+}
 ERROR_GATE = "max_error_rate"
 EMPTY_CHECK = "scored_pairs"
 """The check a gate adds when the summary is empty: nothing was scored, so nothing passes."""
@@ -128,15 +147,14 @@ def gate_checks(
         if name == ERROR_GATE:
             frames.append(_error_checks(summary, slices, limit))
             continue
-        if name == AGREEMENT_GATE:
-            frames.append(_agreement_checks(summary, slices, limit))
-            continue
-        if name == PANEL_GATE:
-            frames.append(_panel_checks(summary, slices, limit, conservative=conservative))
+        if name in _TRUST:  # the judge on trial: read on its lower bound, never a fail
+            rows = _limited(summary, limit)
+            label = _slice_label(slices)
+            frames.append(trust_checks(rows, _TRUST[name], label=label, limit=_LIMIT))
             continue
         if name == JUDGE_GATE:  # the judge on trial: its failure is inconclusive
             label = _slice_label(slices)
-            frames.append(effect_checks(summary, label, limit, conservative=conservative))
+            frames.append(effect_checks(summary, label, limit))
             continue
         frames.append(_fairness_checks(summary, slices, name, limit, reading))
     stable = stability_checks(summary, _slice_label(slices)) if limits else None
@@ -249,59 +267,6 @@ def _fairness_checks(
         status=status,
         note=note,
         **breach_columns(summary, point, direction, estimate=best, favourable=fav),
-    )
-
-
-def _agreement_checks(summary: pl.DataFrame, slices: list[str], limit: pl.Expr) -> pl.DataFrame:
-    """``min_label_agreement``: a judge people disagree with leaves the run inconclusive."""
-    if AGREEMENT not in summary.columns:
-        raise ColumnError(
-            f"gate {AGREEMENT_GATE} needs a summary with human labels: "
-            "aggregate(..., labels=<a file of labels>) (sample_for_labelling picks the pairs)."
-        )
-    observed = pl.col(AGREEMENT).cast(pl.Float64)
-    passed = observed.is_not_null() & (observed >= pl.col(_LIMIT)).fill_null(False)
-    unscored = pl.col("n_scored") == 0 if "n_scored" in summary.columns else pl.lit(False)
-    return _limited(summary, limit).select(
-        metric=pl.col("metric"),
-        slice=_slice_label(slices),
-        gate=pl.lit(AGREEMENT_GATE),
-        threshold=pl.col(_LIMIT),
-        observed=observed,
-        passed=passed,
-        status=pl.when(passed).then(pl.lit("pass")).otherwise(pl.lit("inconclusive")),
-        note=pl.when(observed.is_null() & unscored)
-        .then(pl.lit("no scored pairs: unknown is not fair"))
-        .when(observed.is_null())
-        .then(pl.lit(f"no {AGREEMENT} (no labelled pair in this slice): unknown is not fair")),
-    )
-
-
-def _panel_checks(
-    summary: pl.DataFrame, slices: list[str], limit: pl.Expr, *, conservative: bool
-) -> pl.DataFrame:
-    """``min_judge_agreement``: a panel whose judges disagree leaves the run inconclusive."""
-    point, bound, _ = _GATES[PANEL_GATE]
-    column = bound if conservative else point
-    if column not in summary.columns:
-        raise ColumnError(
-            f"gate {PANEL_GATE} needs a summary of a panel: score(..., judge=[judge_a, "
-            "judge_b, judge_c]) then aggregate(...) (it checks judge_agreement)."
-        )
-    observed = pl.col(column).cast(pl.Float64)
-    passed = observed.is_not_null() & (observed >= pl.col(_LIMIT)).fill_null(False)
-    return _limited(summary, limit).select(
-        metric=pl.col("metric"),
-        slice=_slice_label(slices),
-        gate=pl.lit(PANEL_GATE),
-        threshold=pl.col(_LIMIT),
-        observed=observed,
-        passed=passed,
-        status=pl.when(passed).then(pl.lit("pass")).otherwise(pl.lit("inconclusive")),
-        note=pl.when(observed.is_null())
-        .then(pl.lit(f"no {point} (one judge or one group): unknown is not fair"))
-        .when(pl.lit(conservative))
-        .then(pl.lit(f"on the interval bound {bound}")),
     )
 
 
