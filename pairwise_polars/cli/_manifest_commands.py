@@ -187,7 +187,12 @@ def _run(args: argparse.Namespace, console: Console) -> int:
 
 
 def _judge_name(target: TargetSpec) -> str:
-    return "heuristic" if target.judge.kind == "heuristic" else str(target.judge.model)
+    names = [
+        "heuristic" if j.kind == "heuristic" else str(j.model)
+        for j in (target.panel or (target.judge,))
+    ]
+    name = f"panel ({', '.join(names)}; {target.combine})" if target.panel else names[0]
+    return name + (f" x {target.repeats} repeats" if target.repeats > 1 else "")
 
 
 def _run_one(

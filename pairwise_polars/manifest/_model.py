@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pairwise_polars._errors import ManifestError
-from pairwise_polars.judges import Judge, build_judge
+from pairwise_polars.judges import Judge, Panel, build_judge
 from pairwise_polars.metrics import Metric, get_metric
 from pairwise_polars.pairing import Columns, PairingOptions
 from pairwise_polars.scoring import ScoringSpec
@@ -110,6 +110,13 @@ class TargetSpec:
     on_invalid: Literal["raise", "skip"] = "raise"
     metrics: tuple[MetricSpec, ...] = ()
     judge: JudgeSpec = field(default_factory=JudgeSpec)
+    """The judge; of a panel, its first member (the spec's judge, and the outcomes' judge)."""
+    panel: tuple[JudgeSpec, ...] = ()
+    """A panel's members (``judge:`` as a list), in order; empty for one judge."""
+    combine: Literal["mean", "median", "majority"] = "mean"
+    """How a panel's scores become the combined score."""
+    repeats: int = 1
+    """How many times every judge is asked each request."""
     both_orders: bool = False
     order: Literal["random", "fixed"] = "random"
     audit: Literal["mask"] | None = None
@@ -139,6 +146,23 @@ class TargetSpec:
         metrics = tuple(spec.load() for spec in self.metrics)
         judge = self.judge.build(need_key=need_key)
         return ScoringSpec(metrics, judge, self.order, self.both_orders, self.audit)
+
+    def judged_by(self, *, need_key: bool = True) -> Judge | Panel:
+        """Who judges: the judge, or the panel of its members combined by ``combine``."""
+        if not self.panel:
+            return self.judge.build(need_key=need_key)
+        judges = [spec.build(need_key=need_key) for spec in self.panel]
+        return Panel(judges, combine=self.combine)
+
+    @property
+    def fanned_out(self) -> bool:
+        """Whether every request goes to several members (a panel, or repeats)."""
+        return bool(self.panel) or self.repeats > 1
+
+    @property
+    def prices(self) -> dict[str, Any]:
+        """Every judge's ``price_per_million`` (and price files), by model name."""
+        return {k: v for spec in (self.panel or (self.judge,)) for k, v in spec.prices.items()}
 
     def pairing(self) -> PairingOptions:
         """Keyword arguments for :func:`~pairwise_polars.form_pairs` (besides the strategy)."""

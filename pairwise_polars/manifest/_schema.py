@@ -10,6 +10,7 @@ import json
 import os
 import re
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,6 +32,7 @@ from pairwise_polars.manifest._model import (
     Problem,
     TargetSpec,
 )
+from pairwise_polars.manifest._panel import PANEL_KEYS, check_judges
 from pairwise_polars.manifest._release import RELEASE_KEYS, check_release
 from pairwise_polars.manifest._trust import key_env_problem
 from pairwise_polars.manifest._yaml import Mapping, load_with_lines, within_nodes
@@ -47,6 +49,7 @@ BLOCK_KEYS = (
     "on_invalid",
     "metrics",
     "judge",
+    *PANEL_KEYS,
     "both_orders",
     "order",
     "audit",
@@ -226,8 +229,7 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
     if metrics is None and "metrics" not in block:
         metrics = [MetricSpec(name="pairwise-bias", source="pairwise-bias")]
     spec["metrics"] = tuple(metrics or ())
-    if "judge" in block:
-        spec["judge"] = _judge(check, *value("judge"), base=base)
+    spec.update(check_judges(check, block, path, partial(_judge, base=base)))  # one, or a panel
     for key in ("both_orders",):
         if key in block:
             spec[key] = check.boolean(*value(key))

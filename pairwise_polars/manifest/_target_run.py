@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -30,8 +30,11 @@ from pairwise_polars.scoring import (
     prepare,
     score_prepared,
 )
+from pairwise_polars.scoring._members import members_of, prepare_members
+from pairwise_polars.scoring._members_run import score_members_prepared
 from pairwise_polars.scoring._score import plan_outcomes
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
+from pairwise_polars.summary._stability import scoped_stability
 
 
 @dataclass(frozen=True)
@@ -85,39 +88,15 @@ def run_target(
             "data has no dimension column. Name the slice columns with slices: [...], or move "
             "the gates to overall: (unknown is not fair, so they are not skipped)."
         )
-    prepared = prepare(pairs, spec=spec)
-    if target.labels is not None:  # a bad label stops the run before anything is paid for
-        maxima = {m.name: m.max_score for m in prepared.metrics}
-        check_labels_for_pairs(prepared.pairs, maxima, target.labels)
-    spent: list[Usage] = []
     cache = target.cache if cache is None else cache
-    prices = {**target.judge.prices, **given_prices(prices)}
-    on_ray = target.runner == "ray"
-    shown: list[Plan] = []
-
-    def show(planned: Plan) -> None:
-        if wants_disparities(target):  # its gates read outcomes: the judge's, counted too
-            with cache_session(cache, enabled=prepared.traits.cacheable) as store:
-                planned = plan_outcomes(planned, prepared, "outcome", store, prices)
-        shown.append(planned)
-        if on_plan is not None:
-            on_plan(planned)
-
-    planned, scored = score_prepared(
-        prepared,
-        cache=cache,
-        progress=progress,
-        dry_run=dry_run or on_ray,
-        on_plan=show,
-        prices=prices,
-        on_usage=spent.append,
-    )
-    planned = shown[0] if shown else planned
+    prices = {**target.prices, **given_prices(prices)}
+    scoring = _Scoring(target, spec, cache, progress, prices)
+    planned, scored = scoring.run(pairs, dry_run=dry_run, on_plan=on_plan)
     if dry_run:
         return TargetRun(target, pairs, planned)
-    if on_ray:
+    if target.runner == "ray":
         scored, used = _score_on_ray(target, spec, cache, progress, run_dir, prices)
-        spent.extend([used] if used is not None else [])
+        scoring.spent.extend([used] if used is not None else [])
     assert scored is not None
     summary = summarize(
         scored,
@@ -133,6 +112,8 @@ def run_target(
         if wants_disparities(target)
         else None
     )
+    if target.repeats > 1:  # would the verdict hold on a rerun? (inconclusive below 0.9)
+        summary = _stability(target, scored, summary, slices)
     gates = gate_summary(
         summary,
         overall=target.gates.overall,
@@ -145,11 +126,84 @@ def run_target(
         require=target.gates.require,
         disparities=disparities,
     )
-    usage = spent[0] if spent else None
+    usage = scoring.spent[0] if scoring.spent else None
     comparison = None
     if target.baseline is not None:
         comparison, gates = _since_baseline(target, scored, slices, gates)
     return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities, comparison)
+
+
+def _stability(
+    target: TargetSpec, scored: pl.DataFrame, summary: pl.DataFrame, slices: list[str]
+) -> pl.DataFrame:
+    """The summary with ``verdict_stability`` under the target's own gates and reading."""
+    return scoped_stability(
+        scored,
+        summary,
+        slices,
+        overall=target.gates.overall,
+        per_slice=target.gates.per_slice,
+        combine=target.combine,
+        equivalence_threshold=target.equivalence_threshold,
+        divergence_threshold=target.divergence_threshold,
+        confidence=target.confidence,
+        group_by=target.columns.group_by,
+        conservative=target.gates.conservative,
+        min_groups=target.gates.min_groups,
+        errors_as=target.gates.errors_as,
+    )
+
+
+@dataclass
+class _Scoring:
+    """How a target's pairs are planned and scored: by its judge, or by every member of its
+    panel and repeats; what the judges spent is added to ``spent``."""
+
+    target: TargetSpec
+    spec: ScoringSpec
+    cache: CacheLike
+    progress: bool
+    prices: Prices
+    spent: list[Usage] = field(default_factory=list)
+
+    def run(
+        self, pairs: pl.DataFrame, *, dry_run: bool, on_plan: Callable[[Plan], None] | None
+    ) -> tuple[Plan, pl.DataFrame | None]:
+        """The plan (shown to ``on_plan`` before any call) and, unless a dry run or a Ray
+        run, the scored frame."""
+        target, spec = self.target, self.spec
+        members = None
+        if target.fanned_out:
+            judge = target.judged_by(need_key=not dry_run)
+            members = members_of(judge, target.repeats, spec.judge)
+        fanned = prepare_members(pairs, spec, members) if members else None
+        prepared = fanned[0][0] if fanned else prepare(pairs, spec=spec)
+        if target.labels is not None:  # a bad label stops the run before anything is paid for
+            maxima = {m.name: m.max_score for m in prepared.metrics}
+            check_labels_for_pairs(prepared.pairs, maxima, target.labels)
+        shown: list[Plan] = []
+
+        def show(planned: Plan) -> None:
+            if wants_disparities(target):  # its gates read outcomes: the judge's, counted too
+                with cache_session(self.cache, enabled=prepared.traits.cacheable) as store:
+                    planned = plan_outcomes(planned, prepared, "outcome", store, self.prices)
+            shown.append(planned)
+            if on_plan is not None:
+                on_plan(planned)
+
+        options: dict[str, Any] = {
+            "cache": self.cache,
+            "progress": self.progress,
+            "dry_run": dry_run or target.runner == "ray",
+            "on_plan": show,
+            "prices": self.prices,
+            "on_usage": self.spent.append,
+        }
+        if fanned is not None and members is not None:
+            planned, scored = score_members_prepared(fanned, members, **options)
+        else:
+            planned, scored = score_prepared(prepared, **options)
+        return (shown[0] if shown else planned), scored
 
 
 def _since_baseline(

@@ -142,22 +142,18 @@ def gate_checks(
     if summary.is_empty() and not (extra and not limits):
         checks = _empty_check() if limits else pl.DataFrame(schema=CHECK_SCHEMA)
         return pl.concat([checks, *extra], how="diagonal_relaxed")
-    frames = list(extra)
+    frames, label = list(extra), _slice_label(slices)
     for name, limit in limits.items():
         if name == ERROR_GATE:
             frames.append(_error_checks(summary, slices, limit))
-            continue
-        if name in _TRUST:  # the judge on trial: read on its lower bound, never a fail
+        elif name in _TRUST:  # the judge on trial: read on its lower bound, never a fail
             rows = _limited(summary, limit)
-            label = _slice_label(slices)
             frames.append(trust_checks(rows, _TRUST[name], label=label, limit=_LIMIT))
-            continue
-        if name == JUDGE_GATE:  # the judge on trial: its failure is inconclusive
-            label = _slice_label(slices)
+        elif name == JUDGE_GATE:  # the judge on trial: its failure is inconclusive
             frames.append(effect_checks(summary, label, limit))
-            continue
-        frames.append(_fairness_checks(summary, slices, name, limit, reading))
-    stable = stability_checks(summary, _slice_label(slices)) if limits else None
+        else:
+            frames.append(_fairness_checks(summary, slices, name, limit, reading))
+    stable = stability_checks(summary, label) if limits else None
     if stable is not None:
         frames.append(stable)
     return (

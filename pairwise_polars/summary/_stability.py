@@ -4,7 +4,7 @@ gate verdict equals the reported one, per metric and slice."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,10 +15,12 @@ from pairwise_polars._schemas import PANEL_MODEL, REPEAT
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.summary._aggregate import aggregate_checked, default_slices
 from pairwise_polars.summary._gate import check_statuses, gate
-from pairwise_polars.summary._gate_checks import slice_label
+from pairwise_polars.summary._gate_checks import FAIRNESS_GATES, slice_label
 from pairwise_polars.summary._judge_rows import combine_members, has_members, members_only
 from pairwise_polars.summary._stability_check import STABILITY
 
+_TRUST = ("min_label_agreement", "min_judge_agreement")  # the judge's, not the verdict's
+_STABLE_GATES = (*(g for g in FAIRNESS_GATES if g not in _TRUST), "max_error_rate")
 _DRAW, _UNIT, _U, _PM, _K, _PICK = "__draw", "__unit", "__u", "__pm", "__k", "__pick"
 
 
@@ -136,3 +138,28 @@ def _passed(checks: pl.DataFrame, *, drawn: bool = False) -> pl.DataFrame:
         .group_by(keys)
         .agg(pl.col("__rank").max().alias("passed"))
     )
+
+
+def scoped_stability(
+    scored: DataLike,
+    summary: pl.DataFrame,
+    slices: Sequence[str],
+    *,
+    overall: Mapping[str, Any],
+    per_slice: Mapping[str, Any],
+    **options: Any,
+) -> pl.DataFrame:
+    """``summary`` (from :func:`~pairwise_polars.summary.summarize`: overall and slice rows)
+    with ``verdict_stability``: its overall rows under the ``overall`` gates, its slice rows
+    under the ``per_slice`` gates (the gates :func:`gate` reads; disparity gates are left
+    out: repeats do not move them). ``options``: :func:`verdict_stability`'s keywords and
+    the gate's reading (``conservative``, ``min_groups``, ``errors_as``)."""
+    parts = []
+    for scope, by, gates in (("overall", [], overall), ("slice", list(slices), per_slice)):
+        rows = summary.filter(pl.col("scope") == scope)
+        fair = {k: v for k, v in gates.items() if k in _STABLE_GATES}
+        if rows.is_empty() or not fair:
+            parts.append(rows.with_columns(pl.lit(None, pl.Float64).alias(STABILITY)))
+            continue
+        parts.append(verdict_stability(scored, rows, by=by, **fair, **options))
+    return pl.concat(parts, how="diagonal_relaxed").select(*summary.columns, STABILITY)
