@@ -1,5 +1,7 @@
 """``score`` with a panel (``--judge`` repeated) or ``--repeats K``: every member judges every
-request; the plan counts every member; the scored frame keeps member rows and combined rows."""
+request; the plan counts every member; the scored frame keeps member rows and combined rows.
+``summarize`` and ``report`` of a frame with repeats add ``verdict_stability`` under their
+gates."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from pairwise_polars._schemas import REPEAT
 from pairwise_polars.cli._console import Console
 from pairwise_polars.judges import Judge, Panel
 from pairwise_polars.metrics import Metric
 from pairwise_polars.scoring import Prices, plan, score_pairs
 from pairwise_polars.scoring._prepare import Order
+from pairwise_polars.summary import GATE_NAMES, slice_columns
+from pairwise_polars.summary._stability import scoped_stability
 
 
 def fanned_out(judge: Judge | Panel, args: argparse.Namespace) -> bool:
@@ -54,3 +59,29 @@ def score_members(
         order=order, audit=args.audit, cache=cache, progress=console.progress,
         labels=args.labels,
     )  # fmt: skip
+
+
+def with_stability(
+    summary: pl.DataFrame, scored: pl.LazyFrame, args: argparse.Namespace
+) -> pl.DataFrame:
+    """``summary`` with ``verdict_stability`` under the command's gates when the scored frame
+    has repeats (each request's repeats drawn again; combined by mean), else as it is."""
+    gates = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n, None) is not None}
+    if not gates or REPEAT not in scored.collect_schema():
+        return summary
+    if not scored.select(pl.col(REPEAT).max()).collect().item():
+        return summary
+    return scoped_stability(
+        scored,
+        summary,
+        slice_columns(summary),
+        overall=gates,
+        per_slice=gates,
+        equivalence_threshold=args.equivalence_threshold,
+        divergence_threshold=args.divergence_threshold,
+        confidence=args.confidence,
+        group_by=args.group_by,
+        conservative=args.conservative,
+        min_groups=args.min_groups,
+        errors_as=args.errors_as,
+    )

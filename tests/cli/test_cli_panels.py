@@ -44,3 +44,9 @@ def test_a_panel_with_repeats_from_the_command_line(
     checks = [c for c in document["checks"] if c["gate"] == "min_judge_agreement"]
     assert checks and not any(c["passed"] for c in checks)
     assert all(row["n_pairs"] == 60 for row in document["summary"] if row["scope"] == "overall")
+    # with repeats, a fairness gate also asks whether the verdict holds on a rerun
+    argv = ["summarize", "s.parquet", "--max-mean-divergence", "0.9", "--json"]
+    main(argv)
+    document = json.loads(capsys.readouterr().out)
+    assert all(row["verdict_stability"] is not None for row in document["summary"])
+    assert {c["gate"] for c in document["checks"]} >= {"max_mean_divergence", "verdict_stability"}
