@@ -154,10 +154,12 @@ def aggregate(
     A frame judged by a panel or with repeats (``score(..., judge=[...], repeats=k)``: a
     ``repeat`` column) is summarised from its combined rows only (``repeat`` null), and the
     ``JUDGE_COLUMNS`` follow: ``judge_agreement`` (Krippendorff's alpha between the panel's
-    judges, interval distance: nominal for a binary rubric) with ``_low`` / ``_high`` bounds
-    from a bootstrap over groups, ``judge_effective_n`` (how many independent judges the panel
-    is worth: k / (1 + (k - 1) alpha)) and ``judge_repeat_sd`` (the pooled spread of one judge's
-    repeated scores of the same request); see :mod:`pairwise_polars.summary._judge_figures`.
+    judges at the rubric's ordinal level, which for a binary rubric is the nominal one; scores
+    with more than 100 distinct values are read at the interval level) with ``_low`` /
+    ``_high`` bounds from a bootstrap over groups, ``judge_effective_n`` (how many
+    independent judges the panel is worth: k / (1 + (k - 1) alpha)) and ``judge_repeat_sd``
+    (the pooled spread of one judge's repeated scores of the same request); see
+    :mod:`pairwise_polars.summary._judge_figures`.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 1, 2],

@@ -1,5 +1,6 @@
 """The judge's own figures, from the member rows of a panel or of repeats: how far the judges
-agree (Krippendorff's alpha with a bootstrap interval over groups), how many independent judges
+agree (Krippendorff's alpha at the rubric's ordinal level, with a bootstrap interval over
+groups; see :mod:`pairwise_polars.summary._ordinal`), how many independent judges
 the panel is worth, and how much one judge's repeated answers to the same request spread."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pairwise_polars.summary._krippendorff import (
     effective_judges,
     unit_sums,
 )
+from pairwise_polars.summary._ordinal import coincidences, ordinal_figures
 
 JUDGE_COLUMNS = (
     "judge_agreement",
@@ -66,27 +68,46 @@ def judge_figures(
         .agg(pl.col(ALPHA_SUMS).sum())
         .sort([*keys, group_by], nulls_last=True)
     )
+    alpha = _alphas(per_judge, per_group, unit, keys, group_by, confidence)
+    two = pl.col("judge_count") >= 2
+    return spread.join(alpha, on=keys, how="left", nulls_equal=True).select(
+        *keys,
+        judge_agreement=pl.when(two).then(pl.col("a")),
+        judge_agreement_low=pl.when(two).then(pl.col("low")),
+        judge_agreement_high=pl.when(two).then(pl.col("high")),
+        judge_effective_n=pl.when(two & pl.col("a").is_not_null()).then(
+            effective_judges(pl.col("judge_count").cast(pl.Float64), pl.col("a"))
+        ),
+        judge_repeat_sd=pl.col("judge_repeat_sd"),
+    )
+
+
+def _alphas(
+    per_judge: pl.DataFrame,
+    per_group: pl.DataFrame,
+    unit: list[str],
+    keys: list[str],
+    group_by: str,
+    confidence: float,
+) -> pl.DataFrame:
+    """Per slice of ``keys``: alpha at the rubric's (ordinal) level, ``a``, with its bootstrap
+    interval, ``low`` and ``high``; at the interval level where the scores are continuous."""
+    table = coincidences(per_judge, unit, list(dict.fromkeys([*keys, group_by])))
     rows = []
     for slice_keys, groups in per_group.group_by(keys, maintain_order=True):
-        low, high = bootstrap_alpha(groups, confidence)
-        rows.append({**dict(zip(keys, slice_keys, strict=True)), "low": low, "high": high})
-    bounds = pl.DataFrame(
-        rows,
-        schema={**{k: per_group.schema[k] for k in keys}, "low": pl.Float64, "high": pl.Float64},
+        where = dict(zip(keys, slice_keys, strict=True))
+        mine = table.filter(*(pl.col(k).eq_missing(v) for k, v in where.items()))
+        ordinal = ordinal_figures(mine, group_by, confidence)
+        if ordinal is None:  # continuous scores: the interval level, from the sums
+            low, high = bootstrap_alpha(groups, confidence)
+            ordinal = (_interval_alpha(groups), low, high)
+        rows.append({**where, "a": ordinal[0], "low": ordinal[1], "high": ordinal[2]})
+    schema = {k: per_group.schema[k] for k in keys}
+    return pl.DataFrame(
+        rows, schema={**schema, "a": pl.Float64, "low": pl.Float64, "high": pl.Float64}
     )
-    alpha = per_group.group_by(keys).agg(pl.col(ALPHA_SUMS).sum()).with_columns(a=alpha_expr())
-    two = pl.col("judge_count") >= 2
-    return (
-        spread.join(alpha, on=keys, how="left", nulls_equal=True)
-        .join(bounds, on=keys, how="left", nulls_equal=True)
-        .select(
-            *keys,
-            judge_agreement=pl.when(two).then(pl.col("a")),
-            judge_agreement_low=pl.when(two).then(pl.col("low")),
-            judge_agreement_high=pl.when(two).then(pl.col("high")),
-            judge_effective_n=pl.when(two & pl.col("a").is_not_null()).then(
-                effective_judges(pl.col("judge_count").cast(pl.Float64), pl.col("a"))
-            ),
-            judge_repeat_sd=pl.col("judge_repeat_sd"),
-        )
-    )
+
+
+def _interval_alpha(groups: pl.DataFrame) -> float | None:
+    value = groups.select(pl.col(ALPHA_SUMS).sum()).select(alpha_expr()).item()
+    return None if value is None else float(value)

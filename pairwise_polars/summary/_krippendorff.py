@@ -1,5 +1,6 @@
-"""Krippendorff's alpha of a panel, from per-group sums (so it merges across chunks and its
-interval resamples groups).
+"""Krippendorff's alpha of a panel at the interval level (``judge_report``'s figures, and
+scores too continuous for the ordinal level of :mod:`pairwise_polars.summary._ordinal`), from
+per-group sums (so it merges across chunks and its interval resamples groups).
 
 alpha = 1 - D_o / D_e: the disagreement observed within units over the disagreement expected
 by chance over all pairable values (Krippendorff 2011, "Computing Krippendorff's

@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pairwise_polars as pp
+from pairwise_polars.summary._krippendorff import ALPHA_SUMS, alpha_expr, unit_sums
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", section C: four observers,
-# twelve units, values 1..5, missing values. Published: interval alpha = 0.849.
+# twelve units, values 1..5, missing values. Published: ordinal alpha = 0.815, interval 0.849.
 N = None
 TEXTBOOK = {
     "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
@@ -44,8 +45,24 @@ def alpha(ratings: dict[str, list[int | None]], top: float = 5.0) -> float:
     return pp.aggregate(panel_frame(ratings, top), by=[])["judge_agreement"].item()
 
 
+def test_the_textbook_ordinal_alpha() -> None:
+    # A rubric is ordinal: the published ordinal alpha of the same data is 0.815.
+    assert alpha(TEXTBOOK) == pytest.approx(0.815, abs=5e-4)
+    # It reads only the order of the levels: squaring every value changes nothing.
+    squared = {k: [None if v is None else v * v for v in vs] for k, vs in TEXTBOOK.items()}
+    assert alpha(squared, top=25.0) == pytest.approx(alpha(TEXTBOOK))
+
+
 def test_the_textbook_interval_alpha() -> None:
-    assert alpha(TEXTBOOK) == pytest.approx(0.849, abs=5e-4)
+    # The interval level (judge_report's figures, and continuous scores) on the same data.
+    values = pl.DataFrame(
+        [(u, v) for vs in TEXTBOOK.values() for u, v in enumerate(vs) if v is not None],
+        schema=["unit", "value"],
+        orient="row",
+    )
+    sums = values.group_by("unit").agg(unit_sums(pl.col("value").cast(pl.Float64), pl.len()))
+    interval = sums.select(pl.col(ALPHA_SUMS).sum()).select(alpha_expr()).item()
+    assert interval == pytest.approx(0.849, abs=5e-4)
 
 
 def test_a_binary_example_by_hand() -> None:
@@ -100,3 +117,13 @@ def test_identical_judges_agree_perfectly(values: list[int]) -> None:
         assert result == pytest.approx(1.0)
     else:
         assert result is None
+
+
+def test_continuous_scores_are_read_at_the_interval_level() -> None:
+    # 150 distinct values (more than MAX_LEVELS): no rubric levels to order, so interval alpha.
+    a = [i / 149 for i in range(150)]
+    b = [min(1.0, v + (0.1 if i % 3 else 0.0)) for i, v in enumerate(a)]
+    values = pl.DataFrame({"unit": list(range(150)) * 2, "value": a + b})
+    sums = values.group_by("unit").agg(unit_sums(pl.col("value"), pl.len()))
+    interval = sums.select(pl.col(ALPHA_SUMS).sum()).select(alpha_expr()).item()
+    assert alpha({"a": a, "b": b}, top=1.0) == pytest.approx(interval)
