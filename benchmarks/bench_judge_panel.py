@@ -17,8 +17,11 @@ the run's seed) and reports, over ``--runs`` runs:
   alpha, and how often ``judge_report`` names the always-0 judge (``concern``) and only it;
 - stability: ``judge_repeat_sd`` and ``verdict_stability`` (200 resamples) of one steady and
   one noisy judge with ``--repeats`` repeats, under ``max_mean_divergence`` set at the run's
-  own combined mean plus ``--margin`` (a verdict near its threshold, where stability matters),
-  and how often each is inconclusive (stability below 0.9).
+  own ``--anchor`` plus ``--margin`` (a verdict near its threshold, where stability matters),
+  and how often each is inconclusive (stability below 0.9). Gates are three-way and pass on
+  the interval's upper bound, so the anchor that puts a verdict on the edge of flipping is that
+  bound (``bound``, the default); ``mean`` (the point estimate) leaves the threshold inside the
+  interval, where every run is inconclusive and stays so.
 
 Usage (from the repository root)::
 
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--wobble", type=float, default=0.2)
     parser.add_argument("--margin", type=float, default=0.02)
+    parser.add_argument("--anchor", choices=("bound", "mean"), default="bound")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     agree: dict[str, list[float]] = {"steady": [], "with zero": []}
@@ -119,7 +123,8 @@ def main(argv: list[str] | None = None) -> None:
                     data, judge=judge(model), repeats=args.repeats, cache=False, progress=False
                 )
                 summary = pp.aggregate(scored, by=[])
-                limit = min(1.0, summary["mean_divergence"].item() + args.margin)
+                anchor = "mean_divergence_high" if args.anchor == "bound" else "mean_divergence"
+                limit = min(1.0, summary[anchor].item() + args.margin)
                 stable = pp.verdict_stability(scored, summary, by=[], max_mean_divergence=limit)
                 value = stable["verdict_stability"].item()
                 stab[name].append(value)
