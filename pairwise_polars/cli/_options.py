@@ -9,12 +9,10 @@ from typing import Any
 
 from pairwise_polars._errors import DataSourceError, OptionError
 from pairwise_polars.cli._gate_options import add_gate_options, gates_from
-from pairwise_polars.cli._panel_command import with_stability
 from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_CONCURRENCY, MAX_RESPONSE_BYTES
 from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS
-from pairwise_polars.io import to_lazy
 from pairwise_polars.judges import Judge, Panel, build_judge
 from pairwise_polars.judges._factory import PROVIDERS
 from pairwise_polars.judges._panel import COMBINES
@@ -455,5 +453,4 @@ def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult
         group_by=args.group_by,
         labels=args.labels,
     )
-    summary = with_stability(summary, to_lazy(scored)[0], args)  # repeats: would it hold?
     return summary, gates_from(summary, scored, args)

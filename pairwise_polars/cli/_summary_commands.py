@@ -11,8 +11,10 @@ import polars as pl
 
 from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
+from pairwise_polars.cli._gate_options import gates_from
 from pairwise_polars.cli._options import add_ci_options, add_summary_options, summary_from, whole
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._panel_command import with_stability
 from pairwise_polars.cli._verdicts import exit_code
 from pairwise_polars.io import (
     check_writable,
@@ -79,6 +81,9 @@ def _summary(
     source = input_files(args.scored[0] if len(args.scored) == 1 else list(args.scored))
     scored = scan_source(source)
     summary, gates = summary_from(scored, args)
+    stable = with_stability(summary, scored, args)  # repeats: would the verdict hold?
+    if stable is not summary:
+        summary, gates = stable, gates_from(stable, scored, args)
     return scored, summary, gates, provenance(source)
 
 
