@@ -30,9 +30,11 @@ _GATE_HELP = {
     "min_label_agreement": "the judge's agreement with the human labels (--labels) a slice "
     "must reach, as quadratic weighted kappa; below it the run is inconclusive",
     "min_judge_agreement": "the agreement among a panel's judges (Krippendorff's alpha; "
-    "several --judge) a slice must reach; below it the run is inconclusive",
+    "several --judge) a slice must reach, on its interval's lower bound; below it the run is "
+    "inconclusive",
     JUDGE_GATE: "the judge's reaction to the attribute itself (judge_attribute_effect, from "
-    "--audit mask) a slice may show; beyond it the run is inconclusive",
+    "--audit mask) a slice may show, on its interval's bound farthest from 0; beyond it the "
+    "run is inconclusive",
 }
 
 
