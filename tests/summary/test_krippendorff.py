@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import pairwise_polars as pp
 from pairwise_polars.summary._krippendorff import ALPHA_SUMS, alpha_expr, unit_sums
+from pairwise_polars.summary._ordinal import coincidences, ordinal_figures
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", section C: four observers,
 # twelve units, values 1..5, missing values. Published: ordinal alpha = 0.815, interval 0.849.
@@ -127,3 +128,19 @@ def test_continuous_scores_are_read_at_the_interval_level() -> None:
     sums = values.group_by("unit").agg(unit_sums(pl.col("value"), pl.len()))
     interval = sums.select(pl.col(ALPHA_SUMS).sum()).select(alpha_expr()).item()
     assert alpha({"a": a, "b": b}, top=1.0) == pytest.approx(interval)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 1)] * 3), min_size=2, max_size=20))
+def test_for_two_levels_ordinal_alpha_is_interval_alpha(units: list[tuple[int, ...]]) -> None:
+    rows = [(u, j, float(v)) for u, row in enumerate(units) for j, v in enumerate(row)]
+    values = pl.DataFrame(rows, schema=["unit", "judge", "value"], orient="row")
+    values = values.with_columns(group=pl.lit(0))
+    figures = ordinal_figures(coincidences(values, ["group", "unit"], ["group"]), "group", 0.95)
+    assert figures is not None
+    sums = values.group_by("unit").agg(unit_sums(pl.col("value"), pl.len()))
+    interval = sums.select(pl.col(ALPHA_SUMS).sum()).select(alpha_expr()).item()
+    if interval is None:
+        assert figures[0] is None
+    else:
+        assert figures[0] == pytest.approx(interval)
