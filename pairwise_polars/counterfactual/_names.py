@@ -109,7 +109,7 @@ rewrite use include ask say last next every many most several few other recent n
 concerned worried married divorced retired born raised
 """.split()  # noqa: SIM905 (a word list reads better as text)
 _POSSESSIVES = ["his", "her", "their", "my", "our", "your", "its"]
-_GREETINGS = ["dear", "hi", "hello", "hey", "thanks", "ask", "tell", "should", "can", "would"]
+_GREETINGS = ["dear", "hi", "hello", "hey", "thanks"]  # the function words are in stop already
 _APPOSITION = ("a", "an", "who", "whose", "aged")
 _MODALS = ("will", "would", "can", "could", "should", "may", "might", "must", "shall")
 _PRONOUNS = ("they", "them", "their", "theirs", "themselves")
