@@ -154,7 +154,7 @@ def _target(check: Checker, base: str, targets: Mapping, name: str) -> TargetSpe
     spec = _block(check, base, block, b_line, join(path, "pairwise"))
     if spec is None or len(check.problems) > n_before:
         return None
-    return TargetSpec(name=name, description=description or "", **spec)
+    return TargetSpec(name=name, description=description or "", manifest=check.file, **spec)
 
 
 def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[str, Any] | None:
