@@ -7,13 +7,12 @@ import dataclasses
 from typing import Any
 
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
+from pairwise_polars.cli._judge_options import add_price_option, prices_from
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_ci_options,
-    add_price_option,
     add_trust_options,
     cache_setting,
-    prices_from,
     whole,
 )
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code, targets_verdict
