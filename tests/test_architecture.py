@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import shutil
 from pathlib import Path
 
@@ -150,6 +151,18 @@ def _imports(
             if names[0] == "pairwise_polars":
                 out.append((tuple(names[1:]) or ("__init__",), node.lineno))
     return out
+
+
+def test_architecture_md_states_the_same_rooms() -> None:
+    """ARCHITECTURE.md's table of rooms is this one, room for room."""
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    stated = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            rooms = re.findall(r"`([\w.]+)`", cells[2])
+            stated[cells[0].strip("`")] = frozenset(rooms)
+    assert stated == ALLOWED
 
 
 def test_every_room_states_what_it_may_import() -> None:
