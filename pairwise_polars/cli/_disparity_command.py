@@ -11,12 +11,11 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
+from pairwise_polars.cli._judge_options import add_judge_options, judge_from
 from pairwise_polars.cli._options import (
     add_cache_options,
-    add_judge_options,
     add_pairing_options,
     cache_setting,
-    judge_from,
     pairing_from,
     share,
 )
