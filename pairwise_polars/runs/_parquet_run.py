@@ -163,7 +163,8 @@ async def ascore_parquet(
     ``tokens_per_minute`` limit for all of them. The parts, the journal, the summary, resume
     and "never pay twice" are the local runner's; the two runners' results are equal, and
     either resumes the other's run. ``ray.init()`` attaches to the cluster ``RAY_ADDRESS``
-    names, or starts a local one.
+    names, or starts a local one that ends with the run (or with its driver, if killed). On a
+    cluster of several machines the source and destination are object URIs or a shared folder.
 
     >>> import pathlib, tempfile
     >>> import polars as pl
