@@ -9,7 +9,7 @@ still alive as soon as the driver is gone (its stdin, a pipe only the driver hol
 end-of-file: on a clean shutdown as on kill -9). Linux only (it reads ``/proc``); elsewhere
 there is no watchdog and the agents end on their own.
 
-Run as ``python -m pairwise_polars.runs._ray_watchdog PID...``; nothing here imports Ray.
+Run as a script, ``python _ray_watchdog.py PID...``; nothing here imports Ray.
 """
 
 from __future__ import annotations
@@ -32,12 +32,19 @@ def start(roots: list[int]) -> subprocess.Popen[bytes] | None:
     descendants; close its stdin (:func:`stop`) once Ray is shut down. None off Linux."""
     if not roots or not sys.platform.startswith("linux"):
         return None
-    return subprocess.Popen(
-        [sys.executable, "-m", "pairwise_polars.runs._ray_watchdog", *map(str, roots)],
+    # Run as a script (only the standard library is imported: it starts in a moment), and
+    # wait for its first look at the processes: a driver killed right after this still has
+    # its Ray's agents recorded while they are the raylet's children.
+    watchdog = subprocess.Popen(
+        [sys.executable, "-I", __file__, *map(str, roots)],
         stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
+    assert watchdog.stdout is not None
+    watchdog.stdout.readline()  # "watching" (or end-of-file, should it fail)
+    watchdog.stdout.close()
+    return watchdog
 
 
 def stop(watchdog: subprocess.Popen[bytes] | None) -> None:
@@ -77,6 +84,7 @@ def _table() -> dict[int, tuple[int, int]]:
 def _watch(roots: set[int]) -> dict[int, int]:
     """Record the roots' descendants until stdin ends; what was seen (pid: start time)."""
     seen: dict[int, int] = {}
+    announced = False
     while True:
         table = _table()
         family = {pid for pid in roots if pid in table}
@@ -86,6 +94,9 @@ def _watch(roots: set[int]) -> dict[int, int]:
             family |= more
             grown = bool(more)
         seen.update({pid: table[pid][1] for pid in family})
+        if not announced:
+            print("watching", flush=True)
+            announced = True
         ready, _, _ = select.select([sys.stdin.buffer], [], [], POLL_S)
         if ready and not os.read(sys.stdin.fileno(), 1024):
             return seen
