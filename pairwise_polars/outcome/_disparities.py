@@ -13,7 +13,7 @@ from pairwise_polars.io._frames import to_lazy
 from pairwise_polars.judges import Judge
 from pairwise_polars.outcome._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy
-from pairwise_polars.summary._disparity_ppi import COLUMNS as PPI_COLUMNS
+from pairwise_polars.summary._disparity_ppi import COLUMNS as DISPARITY_PPI_COLUMNS
 from pairwise_polars.summary._disparity_sums import (
     FIGURES,
     combine_disparities,
@@ -127,7 +127,7 @@ def disparities(
     sums = sums.collect().lazy()  # read once: the figures and the interactions share it
     figures = combine_disparities(sums, keys, cols.group_by, confidence)
     figures = with_interactions(figures, sums, keys, cols.group_by, confidence)
-    extra = PPI_COLUMNS if labels is not None else ()
+    extra = DISPARITY_PPI_COLUMNS if labels is not None else ()
     return with_control_ok(figures, keys).select(*keys, *DISPARITY_COLUMNS, *extra)
 
 
