@@ -51,7 +51,11 @@ def test_textbook_case_by_hand() -> None:
     corrected = [3 / 22, 7 / 31, 8 / 11, 0, 0, 0]
     r = [(corrected[g] - (theta if g < 3 else 0)) / 3 + weight * (f[g] - j) / 6 for g in range(6)]
     a, b = sum(x**2 for x in r), sum(x**4 for x in r)
-    variance = 3 / 2 * a  # three groups carry labels
+    # The noise of lambda (24/29 on all groups, inside [0, 1]) adds gap^2 sum(r^2 d^2) /
+    # (sum d^2)^2, gap = J - F/M = -1/12.
+    d = [x / 72 for x in (3, -9, 3, -5, 1, 7)]
+    tuning = (1 / 12) ** 2 * sum((ri * di) ** 2 for ri, di in zip(r, d, strict=True))
+    variance = 3 / 2 * (a + tuning / (174 / 5184) ** 2)  # three groups carry labels
     df = min(max(math.floor(2 * a * a / (b - a * a / 6)), 1), 5)
     q = t_quantile(0.975, df)
     m = theta
