@@ -3,7 +3,7 @@ aiohttp session) and the openai SDK's ``client.post``.
 
 Both send the same bytes (compact JSON, UTF-8), to the same URL, with the same headers and
 timeouts, and both turn every failed attempt into the same
-:class:`~pairwise_polars.engine._failures.Failure` (raised as ``RequestFailed``), so the engine's
+:class:`~pairwise_polars.engine._failures.Failure` (raised as ``FailureError``), so the engine's
 retry decisions cannot tell them apart. The fast path skips the SDK's per-request work (its
 request-options model, URL handling, auth and retry wrappers), which measured ~75% of the
 client's CPU at high concurrency (benchmarks/RESULTS.md); the SDK stays as ``transport="sdk"``
@@ -26,7 +26,7 @@ import openai
 from pairwise_polars.engine._base_url import api_url
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_RESPONSE_BYTES, read_capped
 from pairwise_polars.engine._failures import (
-    RequestFailed,
+    FailureError,
     status_failure,
     transport_failure,
 )
@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - older SDKs
 
 
 class Transport(Protocol):
-    """Posts one chat-completion body; returns the decoded JSON reply or raises RequestFailed."""
+    """Posts one chat-completion body; returns the decoded JSON reply or raises FailureError."""
 
     async def post(self, body: dict[str, Any]) -> Any: ...
 
@@ -176,12 +176,12 @@ class WireTransport:
                     self._max_bytes,
                     None if "Content-Encoding" in headers else headers.get("Content-Length"),
                 )
-        except RequestFailed:
+        except FailureError:
             raise
         except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
-            raise RequestFailed(transport_failure(exc, self._timeout)) from None
+            raise FailureError(transport_failure(exc, self._timeout)) from None
         if status >= 300:
-            raise RequestFailed(status_failure(status, headers, raw, self._secrets))
+            raise FailureError(status_failure(status, headers, raw, self._secrets))
         return _json(raw, 200, {}, self._secrets)
 
     async def aclose(self) -> None:
@@ -230,7 +230,7 @@ class SdkTransport:
             finally:
                 await streamed.aclose()
             return json.loads(raw)
-        except RequestFailed as exc:
+        except FailureError as exc:
             failure = exc.failure
         except openai.APIStatusError as exc:
             response = exc.response
@@ -243,7 +243,7 @@ class SdkTransport:
             failure = status_failure(200, {}, NOT_JSON, self._secrets)
         # Raised outside the handler: the SDK's exception (which holds the request and its
         # headers, hence the key) is neither kept nor chained.
-        raise RequestFailed(failure)
+        raise FailureError(failure)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -256,4 +256,4 @@ def _json(
         return json.loads(raw)
     except ValueError:
         pass
-    raise RequestFailed(status_failure(status, headers, NOT_JSON, secrets))
+    raise FailureError(status_failure(status, headers, NOT_JSON, secrets))
