@@ -235,6 +235,8 @@ class ChatEndpoint(Endpoint, Generic[R]):
             try:
                 reply = await sending
             except FailureError as failed:
+                if state.pacer is not None:  # a provider's spent budget pauses every worker
+                    state.pacer.observe(failed.failure.headers)
                 try:
                     retry = self._decide(failed.failure, state, structured=structured)
                 except RowError as row:

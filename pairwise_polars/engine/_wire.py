@@ -37,9 +37,17 @@ NOT_JSON = "the reply is not JSON"
 KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits, Response, Timeout, TransportError, create_ssl_context
+    from httpx2 import (
+        AsyncBaseTransport,
+        Limits,
+        Response,
+        Timeout,
+        TransportError,
+        create_ssl_context,
+    )
 except ImportError:  # pragma: no cover - older SDKs
     from httpx import (  # type: ignore[no-redef]
+        AsyncBaseTransport,
         Limits,
         Response,
         Timeout,
@@ -66,6 +74,12 @@ def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
     sent["x-stainless-retry-count"] = "0"
     sent["x-stainless-read-timeout"] = str(timeout)
     return sent
+
+
+def unsent_http_client() -> openai.DefaultAsyncHttpxClient:
+    """An HTTP client for an SDK client that is only read (its headers), never used to send:
+    its transport cannot send, so no connection pool, SSL context or HTTP library is set up."""
+    return openai.DefaultAsyncHttpxClient(transport=AsyncBaseTransport())
 
 
 def env_proxy(url: str) -> str | None:
@@ -151,10 +165,11 @@ class WireTransport:
                 keepalive_timeout=KEEPALIVE_S,
                 ssl=ssl_for(self._url, self._proxy),
             ),
-            # total: connect to last byte (a dripping server is cut off, not waited on per read)
-            timeout=aiohttp.ClientTimeout(
-                total=timeout, sock_connect=connect_timeout, sock_read=timeout, connect=timeout
-            ),
+            # total: connect to last byte (a dripping server is cut off, not waited on per read);
+            # it bounds the whole attempt, so the engine adds no timer (nor task) of its own.
+            # No per-read or pool timer: equal to total, they could never fire first, and each
+            # costs a timer per request (re-armed on every chunk read).
+            timeout=aiohttp.ClientTimeout(total=timeout, sock_connect=connect_timeout),
             # Session headers: aiohttp copies them per request in one step (per-request headers
             # are merged one by one), and they already hold the SDK's User-Agent.
             headers=dict(headers),
@@ -171,11 +186,13 @@ class WireTransport:
                 self._url, data=data, allow_redirects=False, proxy=self._proxy
             ) as response:
                 status, headers = response.status, response.headers
-                raw = await read_capped(
-                    response.content.iter_chunked(2**16),
-                    self._max_bytes,
-                    None if "Content-Encoding" in headers else headers.get("Content-Length"),
-                )
+                declared = None if "Content-Encoding" in headers else headers.get("Content-Length")
+                if declared is not None and declared.isdigit() and int(declared) <= self._max_bytes:
+                    raw = await response.read()  # aiohttp reads exactly the declared length
+                else:
+                    raw = await read_capped(
+                        response.content.iter_chunked(2**16), self._max_bytes, declared
+                    )
         except FailureError:
             raise
         except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
