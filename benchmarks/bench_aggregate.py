@@ -1,6 +1,8 @@
 """Benchmark: aggregate() after issue 10 (clustered Wilson intervals for all three figures,
 two mergeable stages, error kinds, position sums) against the former one (the package at a
-pinned commit: ``_frozen.PINNED``), side by side on the same seeded scored frame.
+pinned commit: ``_frozen.PINNED``), side by side on the same seeded scored frame; and (issue 28)
+against the two-stage floor: per-group sums, then per-slice sums of them, written plainly in
+polars (counts, rates, mean and each group's mean, no intervals).
 
 ``--rows`` scored rows (default 1,000,000: 500,000 pairs in groups of 4, two metrics, each
 group in one of 7 dimensions, 2% errors); ``by=["dimension"]`` and ``by=[]``, median of
@@ -48,6 +50,46 @@ def scored_frame(rows: int, seed: int = 7) -> pl.DataFrame:
     )
 
 
+def two_stage_floor(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """The floor of issue 28: per-(metric, slice, group) sums, then their sums per slice."""
+    score = pl.col("score")
+    sums = (
+        frame.lazy()
+        .group_by(["metric", *by, "group_id"])
+        .agg(
+            n_pairs=pl.len(),
+            n_scored=score.is_not_null().sum(),
+            n_errors=pl.col("error").is_not_null().sum(),
+            n_equivalent=(score <= 0.0).sum(),
+            n_divergent=(score >= 0.5).sum(),
+            score_sum=score.sum(),
+            score_sq_sum=(score * score).sum(),
+        )
+    )
+    return (
+        sums.group_by(["metric", *by])
+        .agg(pl.exclude("group_id").sum(), n_groups=(pl.col("n_scored") > 0).sum())
+        .with_columns(
+            equivalence_rate=pl.col("n_equivalent") / pl.col("n_scored"),
+            divergence_rate=pl.col("n_divergent") / pl.col("n_scored"),
+            mean_divergence=pl.col("score_sum") / pl.col("n_scored"),
+        )
+        .sort(["metric", *by])
+        .collect()
+    )
+
+
+def cpu_timed(call, repeats: int) -> float:
+    """Median CPU seconds (all threads of this process) of ``repeats`` calls after a warm-up."""
+    call()
+    times = []
+    for _ in range(repeats):
+        started = time.process_time()
+        call()
+        times.append(time.process_time() - started)
+    return statistics.median(times)
+
+
 def timed(call, repeats: int) -> float:
     call()  # warm-up
     times = []
@@ -62,11 +104,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--floor-only", action="store_true", help="skip the former version")
     args = parser.parse_args()
     frame = scored_frame(args.rows)
     print(
         f"{args.rows:,} scored rows; polars {pl.__version__}; 1-min load {os.getloadavg()[0]:.1f}"
     )
+    print("| by | floor CPU s | aggregate CPU s | aggregate / floor | floor s | aggregate s |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for by in (["dimension"], []):
+        floor_cpu = cpu_timed(lambda by=by: two_stage_floor(frame, by), args.repeats)
+        mine_cpu = cpu_timed(lambda by=by: pp.aggregate(frame, by=by), args.repeats)
+        floor = timed(lambda by=by: two_stage_floor(frame, by), args.repeats)
+        mine = timed(lambda by=by: pp.aggregate(frame, by=by), args.repeats)
+        label = ", ".join(by) or "(overall)"
+        print(
+            f"| {label} | {floor_cpu:.3f} | {mine_cpu:.3f} | {mine_cpu / floor_cpu:.2f}x "
+            f"| {floor:.3f} | {mine:.3f} |"
+        )
+    if args.floor_only:
+        return
+    print()
     print("| by | before (s) | after (s) | after / before |")
     print("| --- | --- | --- | --- |")
     former = frozen("aggregate_v1", "summary._aggregate")

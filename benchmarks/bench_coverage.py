@@ -32,11 +32,11 @@ import argparse
 import math
 import time
 
+import _competitors as rivals
 import numpy as np
 import polars as pl
 
 from pairwise_polars.summary._aggregate import combine
-from pairwise_polars.summary._student_t import t_quantile
 from pairwise_polars.summary._sums import SUM_COLUMNS
 
 GRIDS = {
@@ -158,47 +158,6 @@ def summarise(cf: dict[str, np.ndarray], ctrl: dict[str, np.ndarray] | None) -> 
     return combine(sums, ["metric", "replicate"]).sort("replicate")
 
 
-def competitors(
-    y: np.ndarray, n: np.ndarray, truth: float, low_high: tuple[float, float]
-) -> dict[str, tuple[float, float]]:
-    """Coverage and mean width of CR1-t and CR2-BM Wald intervals: ``y`` and ``n`` are
-    (replicate, group) sums and counts (a difference: pass the residuals in ``y``)."""
-    big_n = n.sum(axis=1, keepdims=True)
-    groups = (n > 0).sum(axis=1)
-    m = y.sum(axis=1, keepdims=True) / big_n
-    r = y - m * n
-    leverage = n / big_n
-    cr1 = groups / (groups - 1) * (r * r).sum(axis=1) / big_n[:, 0] ** 2
-    cr2 = (r * r / (1 - leverage)).sum(axis=1) / big_n[:, 0] ** 2
-    return {
-        "CR1-t": _wald(m[:, 0], cr1, groups - 1.0, truth, low_high),
-        "CR2-BM": _wald(m[:, 0], cr2, _bm(n), truth, low_high),
-    }
-
-
-def _bm(n: np.ndarray) -> np.ndarray:
-    big_n = n.sum(axis=1, keepdims=True)
-    d = n / (1 - n / big_n)
-    big = big_n[:, 0]
-    f = (d * d).sum(axis=1) - 2 / big * (d * d * n).sum(axis=1) + (d * n).sum(axis=1) ** 2 / big**2
-    return big * big / f
-
-
-def _quantile(df: np.ndarray) -> np.ndarray:
-    keys = np.floor(np.minimum(df, 1e6) * 100 + 1e-6) / 100
-    table = {k: t_quantile(0.975, k) for k in np.unique(keys)}
-    return np.vectorize(table.__getitem__, otypes=[float])(keys)
-
-
-def _wald(m, variance, df, truth, low_high) -> tuple[float, float]:
-    half = _quantile(df) * np.sqrt(variance)
-    low = np.clip(m - half, *low_high)
-    high = np.clip(m + half, *low_high)
-    return float(np.mean((low <= truth + 1e-12) & (high >= truth - 1e-12))), float(
-        np.mean(high - low)
-    )
-
-
 def judge(summary: pl.DataFrame, column: str, truth: float) -> dict[str, float]:
     low, high = summary[f"{column}_low"], summary[f"{column}_high"]
     bounded = low.is_not_null() & high.is_not_null()
@@ -226,8 +185,12 @@ def rates_and_mean(grid: dict, reps: int, rng) -> list[dict]:
                         for stat, value in truth.items():
                             y = {"equivalence_rate": "eq", "divergence_rate": "div"}
                             mine = judge(summary, stat, value)
-                            others = competitors(
-                                cf[y.get(stat, "sum")].astype(float), cf["n"], value, (0.0, 1.0)
+                            others = rivals.ratio(
+                                cf[y.get(stat, "sum")].astype(float),
+                                cf["n"].astype(float),
+                                value,
+                                rate=stat != "mean_divergence",
+                                rng=rng,
                             )
                             rows.append(_row(stat, kind, groups, design, icc, mu, mine, others))
     return rows
@@ -255,7 +218,7 @@ def excess(grid: dict, reps: int, rng) -> list[dict]:
                             ctrl = group_scores(p, n_ctrl, kind, rng)
                             summary = summarise(cf, ctrl)
                             mine = judge(summary, "excess_divergence", truth)
-                            others = excess_competitors(cf, ctrl, truth)
+                            others = rivals.difference(cf, ctrl, truth, rng)
                             label = f"{design} {effect}"
                             rows.append(
                                 _row(
@@ -263,39 +226,6 @@ def excess(grid: dict, reps: int, rng) -> list[dict]:
                                 )
                             )
     return rows
-
-
-def excess_competitors(cf: dict, ctrl: dict, truth: float) -> dict[str, tuple[float, float]]:
-    """CR1-t and CR2-BM Wald intervals of ``m - k`` on the linearised group residuals."""
-    n, q = cf["n"].astype(float), ctrl["n"].astype(float)
-    big_n, big_q = n.sum(axis=1, keepdims=True), q.sum(axis=1, keepdims=True)
-    m, k = (
-        cf["sum"].sum(axis=1, keepdims=True) / big_n,
-        ctrl["sum"].sum(axis=1, keepdims=True) / big_q,
-    )
-    a, b = 1 / np.sqrt(1 - n / big_n), 1 / np.sqrt(1 - q / big_q)
-    r_cf, r_ctrl = (cf["sum"] - m * n) / big_n, (ctrl["sum"] - k * q) / big_q
-    groups = n.shape[1]
-    cr1 = groups / (groups - 1) * ((r_cf - r_ctrl) ** 2).sum(axis=1)
-    cr2 = ((a * r_cf - b * r_ctrl) ** 2).sum(axis=1)
-    d = a * a * n / big_n**2 + b * b * q / big_q**2
-    x2, y2 = a * a * n * n / big_n**3, b * b * q * q / big_q**3
-    xy = a * b * n * q / (big_n * big_q) ** 1.5
-    trace = d.sum(1) - x2.sum(1) - y2.sum(1)
-    frob = (
-        (d * d).sum(1)
-        - 2 * (d * x2).sum(1)
-        - 2 * (d * y2).sum(1)
-        + x2.sum(1) ** 2
-        + y2.sum(1) ** 2
-        + 2 * xy.sum(1) ** 2
-    )
-    estimate = (m - k)[:, 0]
-    full = np.full(estimate.shape, groups - 1.0)
-    return {
-        "CR1-t": _wald(estimate, cr1, full, truth, (-1.0, 1.0)),
-        "CR2-BM": _wald(estimate, cr2, trace * trace / frob, truth, (-1.0, 1.0)),
-    }
 
 
 def _row(stat, kind, groups, design, icc, mu, mine, others) -> dict:
@@ -311,23 +241,26 @@ def _row(stat, kind, groups, design, icc, mu, mine, others) -> dict:
         "mu": mu,
         **mine,
         **{f"{name} coverage": c for name, (c, _) in others.items()},
+        **{f"{name} width": w for name, (_, w) in others.items()},
         "ratio": mine["width"] / narrowest if narrowest > 0 else math.nan,
     }
 
 
 def report(rows: list[dict], reps: int, save: str | None = None) -> None:
-    frame = pl.DataFrame(rows)
+    frame = pl.DataFrame(rows, infer_schema_length=None)
     if save:
         frame.write_parquet(save)
     frame = frame.with_columns(goal=pl.col("groups").map_elements(target, pl.Float64))
     mc = math.sqrt(0.95 * 0.05 / reps)
     print(f"\nMonte Carlo standard error of a 0.95 coverage: {mc:.3f} ({reps} replicates)\n")
+    names = [c.removesuffix(" coverage") for c in frame.columns if c.endswith(" coverage")]
+    frame = frame.drop(f"{name} width" for name in names)
     print(
         "| figure | cells | under 0.90 | under 0.93 | under goal | lowest at each G | "
-        "CR1-t under 0.93 | CR2-BM under 0.93 | median width / narrowest covering | "
-        "cells over 1.3x | replicates null |"
+        + "".join(f"{name} under goal | " for name in names)
+        + "median width / narrowest covering | cells over 1.3x | replicates null |"
     )
-    print("| " + " | ".join(["---"] * 11) + " |")
+    print("| " + " | ".join(["---"] * (9 + len(names))) + " |")
     for stat in (*STATS, "excess_divergence"):
         part = frame.filter(pl.col("statistic") == stat)
         if part.is_empty():
@@ -342,12 +275,18 @@ def report(rows: list[dict], reps: int, save: str | None = None) -> None:
             .to_list()
         )
         ratio = valid.filter(pl.col("ratio").is_not_nan())["ratio"]
+        rivals_under = "".join(
+            f"{(part[f'{name} coverage'] < part['goal']).sum()} | "
+            if part[f"{name} coverage"].null_count() < part.height
+            else "- | "
+            for name in names
+        )
         print(
             f"| {stat} | {part.height} | {(valid['coverage'] < 0.90).sum()} | "
             f"{(valid['coverage'] < 0.93).sum()} | "
             f"{(valid['coverage'] < valid['goal']).sum()} | {'; '.join(lowest)} | "
-            f"{(part['CR1-t coverage'] < 0.93).sum()} | {(part['CR2-BM coverage'] < 0.93).sum()} | "
-            f"{ratio.median():.2f} | {(ratio > 1.3).sum()} | {part['null'].mean():.3f} |"
+            f"{rivals_under}{ratio.median():.2f} | {(ratio > 1.3).sum()} | "
+            f"{part['null'].mean():.3f} |"
         )
     misses = frame.filter(pl.col("coverage") < pl.col("goal")).sort("coverage")
     print(f"\ncells under their goal ({misses.height}):")
@@ -368,9 +307,14 @@ def main() -> None:
     parser.add_argument("--only", choices=("rates", "excess", "both"), default="both")
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--save", help="write every cell's figures to this parquet file")
+    for axis in ("groups", "sizes", "icc", "mu"):
+        parser.add_argument(f"--{axis}", nargs="+", help=f"only these {axis} of the grid")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    grid = GRIDS[args.grid]
+    grid = dict(GRIDS[args.grid])
+    for axis, cast in (("groups", int), ("sizes", str), ("icc", float), ("mu", float)):
+        if getattr(args, axis):
+            grid[axis] = tuple(cast(v) for v in getattr(args, axis))
     started = time.perf_counter()
     rows = []
     if args.only in ("rates", "both"):

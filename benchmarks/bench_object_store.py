@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import socket
 import subprocess
 import sys
@@ -77,11 +78,13 @@ def child(where: str, path: str, endpoint: str, chunk_size: int) -> None:
         scored_s = time.perf_counter() - started
         rows = run.scored().select("pair_id", "score").collect()  # read back from where it is
         total = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process
         report(
             {
                 "total_s": total,
                 "score_s": scored_s,
                 "read_back_s": total - scored_s,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
                 "n_pairs": run.n_pairs,
                 "chunks": run.n_chunks,
                 "rows": rows.height,
@@ -144,7 +147,8 @@ def bench(args: argparse.Namespace) -> dict[str, Outcome]:
                 run["load"] = load
                 outcome.runs.append(run)
                 print(
-                    f"  {where}: {run['total_s']:.1f} s, {run['peak_rss'] / GIB:.2f} GiB "
+                    f"  {where}: {run['total_s']:.1f} s, CPU {run['cpu_s']:.1f} s, "
+                    f"{run['peak_rss'] / GIB:.2f} GiB "
                     f"(load {load:.1f})",
                     file=sys.stderr,
                     flush=True,
@@ -159,20 +163,24 @@ def table(outcomes: dict[str, Outcome]) -> str:
     local = outcomes["local"]
     lines = [
         "| destination | runs | wall (s), each | wall median (s) | of which read back (s) "
-        "| peak RSS (GiB) | wall vs local | peak vs local | load at starts |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| peak RSS (GiB) | wall vs local | peak vs local | client CPU median (s) "
+        "| CPU vs local | load at starts |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for where, outcome in outcomes.items():
         wall, peak = outcome.median("total_s"), outcome.median("peak_rss")
         assert wall is not None and peak is not None
         base_wall, base_peak = local.median("total_s"), local.median("peak_rss")
         assert base_wall is not None and base_peak is not None
+        cpu, base_cpu = outcome.median("cpu_s"), local.median("cpu_s")
+        assert cpu is not None and base_cpu is not None
         each = ", ".join(f"{r['total_s']:.1f}" for r in outcome.runs)
         loads = ", ".join(f"{r['load']:.1f}" for r in outcome.runs)
         lines.append(
             f"| {where} | {len(outcome.runs)} | {each} | {wall:.1f} | "
             f"{outcome.median('read_back_s'):.1f} | {peak / GIB:.2f} | "
-            f"{wall / base_wall:.2f}x | {peak / base_peak:.2f}x | {loads} |"
+            f"{wall / base_wall:.2f}x | {peak / base_peak:.2f}x | {cpu:.1f} | "
+            f"{cpu / base_cpu:.2f}x | {loads} |"
         )
     sums = {json.dumps([r["rows"], r["score_sum"]]) for o in outcomes.values() for r in o.runs}
     if len(sums) != 1:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,8 @@ def _may(rooms: str) -> frozenset[str]:
 
 ALLOWED: dict[str, frozenset[str]] = {
     **{room: frozenset() for room in GROUND},
+    # an error's fixes said as flags or as a manifest's keys
+    "_advice": _may("_errors"),
     # input kinds and parquet sources
     "io": _may("_errors"),
     # columns, group checks, self-joins
@@ -53,15 +57,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     "report": _may(f"{BASE} io pairing metrics labels summary"),
     # the YAML manifest and running a target (which writes the report)
     "manifest": _may(
-        f"{BASE} io pairing metrics labels engine judges scoring summary outcome runs "
+        f"{BASE} _advice io pairing metrics labels engine judges scoring summary outcome runs "
         "comparison counterfactual report"
     ),
     # the local OpenAI-compatible test server: stands alone
     "testing": _may("_errors"),
     # the command line: may use every room
     "cli": _may(
-        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
-        "comparison counterfactual report manifest testing"
+        f"{BASE} _advice _version io pairing metrics labels engine judges scoring summary "
+        "outcome runs comparison counterfactual report manifest testing"
     ),
     # the public face
     "__init__": _may(
@@ -78,10 +82,10 @@ def _room(parts: tuple[str, ...]) -> str:
     return parts[0] if parts else "__init__"
 
 
-def _modules() -> list[tuple[tuple[str, ...], Path]]:
+def _modules(package: Path = PACKAGE) -> list[tuple[tuple[str, ...], Path]]:
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE).with_suffix("").parts
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
         found.append((parts, path))
     return found
 
@@ -138,12 +142,27 @@ def _imports(
                 target = tuple(node.module.split(".")[1:])
             else:
                 continue
-            out.append((target or ("__init__",), node.lineno))
+            if not target:
+                out.append((("__init__",), node.lineno))
+            # `from pairwise_polars.x import _y` may import the module _y: both are recorded
+            out += [((*target, alias.name), node.lineno) for alias in node.names if target]
         elif isinstance(node, ast.Call) and (name := _dynamic_target(node)):
             names = name.split(".")
             if names[0] == "pairwise_polars":
                 out.append((tuple(names[1:]) or ("__init__",), node.lineno))
     return out
+
+
+def test_architecture_md_states_the_same_rooms() -> None:
+    """ARCHITECTURE.md's table of rooms is this one, room for room."""
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    stated = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            rooms = re.findall(r"`([\w.]+)`", cells[2])
+            stated[cells[0].strip("`")] = frozenset(rooms)
+    assert stated == ALLOWED
 
 
 def test_every_room_states_what_it_may_import() -> None:
@@ -152,15 +171,21 @@ def test_every_room_states_what_it_may_import() -> None:
     assert not missing, f"rooms with no entry in ALLOWED (say what each may import): {missing}"
 
 
-def test_no_module_imports_a_room_it_may_not() -> None:
+def wrong_imports(package: Path = PACKAGE) -> list[str]:
+    """Every import of a room outside the importing room's ALLOWED, with file and line."""
     wrong = []
-    for parts, path in _modules():
+    for parts, path in _modules(package):
         room = _room(parts)
         for target, line in _imports(parts, path):
             other = _room(target)
-            if other != room and other not in ALLOWED[room]:
-                where = f"{path.relative_to(PACKAGE.parent)}:{line}"
+            if other != room and other not in ALLOWED.get(room, ()):
+                where = f"{path.relative_to(package.parent)}:{line}"
                 wrong.append(f"{where} ({room}) imports {'.'.join(target)} ({other})")
+    return wrong
+
+
+def test_no_module_imports_a_room_it_may_not() -> None:
+    wrong = wrong_imports()
     assert not wrong, "imports outside a room's allowed rooms:\n" + "\n".join(wrong)
 
 
@@ -186,8 +211,9 @@ def test_no_import_is_hidden_from_these_rules() -> None:
     assert not hidden, "imports by a computed name:\n" + "\n".join(hidden)
 
 
-def test_no_circle_of_imports_inside_a_room() -> None:
-    modules = dict(_modules())
+def circles_inside_rooms(package: Path = PACKAGE) -> list[str]:
+    """Every circle of run-time imports among the modules of one room."""
+    modules = dict(_modules(package))
     graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for parts, path in modules.items():
         targets = set()
@@ -209,7 +235,53 @@ def test_no_circle_of_imports_inside_a_room() -> None:
                     circles.append(" -> ".join(_name(p) for p in (*trail, start)))
                 elif nxt not in trail and len(trail) < 12:
                     stack.append((nxt, (*trail, nxt)))
-    assert not circles, "import circles inside a room:\n" + "\n".join(sorted(set(circles)))
+    return sorted(set(circles))
+
+
+def test_no_circle_of_imports_inside_a_room() -> None:
+    circles = circles_inside_rooms()
+    assert not circles, "import circles inside a room:\n" + "\n".join(circles)
+
+
+INJECTIONS = {
+    "a dynamic upward import": (
+        "io/_injected.py",
+        'import importlib\n\nimportlib.import_module("pairwise_polars.cli")\n',
+    ),
+    "report importing manifest": (
+        "report/_injected.py",
+        "from pairwise_polars.manifest import load_manifest\n",
+    ),
+    "a circle inside a room": (
+        "pairing/_circle_a.py",
+        "from pairwise_polars.pairing import _circle_b\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("injection", sorted(INJECTIONS))
+def test_the_rules_fail_on_an_injected_breach(injection: str, tmp_path: Path) -> None:
+    """Each breach, written into a package of the rooms it touches, is found; the same rooms
+    without it are clean."""
+    package = tmp_path / "pairwise_polars"
+    where, source = INJECTIONS[injection]
+    room, name = where.split("/")[0], where.split("/")[1].removesuffix(".py")
+    shutil.copytree(PACKAGE / room, package / room, ignore=shutil.ignore_patterns("__pycache__"))
+    assert wrong_imports(package) == [] and circles_inside_rooms(package) == []
+    (package / where).write_text(source, encoding="utf-8")
+    if injection == "a circle inside a room":
+        (package / room / "_circle_b.py").write_text(
+            "from pairwise_polars.pairing._circle_a import *  # noqa: F403\n", encoding="utf-8"
+        )
+        assert circles_inside_rooms(package) == [
+            "pairwise_polars.pairing._circle_a -> pairwise_polars.pairing._circle_b -> "
+            "pairwise_polars.pairing._circle_a",
+            "pairwise_polars.pairing._circle_b -> pairwise_polars.pairing._circle_a -> "
+            "pairwise_polars.pairing._circle_b",
+        ]
+    else:
+        found = wrong_imports(package)
+        assert len(found) == 1 and found[0].startswith(f"pairwise_polars/{room}/{name}.py:")
 
 
 def test_the_ground_floor_imports_nothing_of_the_package() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
+from pairwise_polars._advice import Dialect, say
 from pairwise_polars._errors import EmptyDataWarning, PairwiseError, PairwiseWarning
 from pairwise_polars._version import __version__
 from pairwise_polars.cli import (
@@ -27,7 +28,6 @@ from pairwise_polars.cli import (
     _serve,
     _summary_commands,
 )
-from pairwise_polars.cli._advice import Dialect, say
 from pairwise_polars.cli._console import Console
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE  # 4: no verdict
 

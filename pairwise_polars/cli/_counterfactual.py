@@ -14,13 +14,12 @@ import polars as pl
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.cli._console import Console, markdown_table
-from pairwise_polars.cli._options import (
-    add_cache_options,
+from pairwise_polars.cli._judge_options import (
     add_endpoint_options,
     add_request_options,
-    cache_setting,
     request_settings,
 )
+from pairwise_polars.cli._options import add_cache_options, cache_setting
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.io import scan_data, write_frame
 
@@ -30,6 +29,11 @@ _ANSWERED = "the rows with responses (-o)"
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    _register_counterfactual(subparsers, common)
+    _register_respond(subparsers, common)
+
+
+def _register_counterfactual(subparsers: Any, common: argparse.ArgumentParser) -> None:
     make = subparsers.add_parser(
         "counterfactual",
         parents=[common],
@@ -54,6 +58,19 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help=f"the grouped rows to write ({FRAME_FORMATS})",
     )
     options = make.add_argument_group("variants")
+    _variant_options(options)
+    _subject_options(options)
+    _value_options(options)
+    make.add_argument(
+        "--skipped",
+        metavar="FILE",
+        help=f"write the prompts and variants left out, with the reason ({FRAME_FORMATS})",
+    )
+    make.set_defaults(handler=_counterfactual)
+
+
+def _variant_options(options: Any) -> None:
+    """Which dimensions vary, in which prompt column, around which reference."""
     options.add_argument(
         "-d",
         "--dimension",
@@ -83,6 +100,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="group strategy: the reference is the prompt's neutral form "
         "(they/them, 'person', the group word removed)",
     )
+
+
+def _subject_options(options: Any) -> None:
+    """Whose words change, and how: the subject, their partner, group words, the control."""
     options.add_argument(
         "--scope",
         choices=("subject", "all"),
@@ -117,6 +138,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="no control row (by default each group gets one: a copy of its reference, "
         "or of pole_a, answered again to measure the noise floor)",
     )
+
+
+def _value_options(options: Any) -> None:
+    """Placeholders, the values and poles of a dimension, and the lexicons they come from."""
     options.add_argument(
         "--placeholders",
         action="store_true",
@@ -155,13 +180,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="your lexicon file or folder whose terms are added to the dimensions "
         "(names, words, new dimensions)",
     )
-    make.add_argument(
-        "--skipped",
-        metavar="FILE",
-        help=f"write the prompts and variants left out, with the reason ({FRAME_FORMATS})",
-    )
-    make.set_defaults(handler=_counterfactual)
 
+
+def _register_respond(subparsers: Any, common: argparse.ArgumentParser) -> None:
     respond = subparsers.add_parser(
         "respond",
         parents=[common],
@@ -184,7 +205,15 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=f"the rows with outputs to write ({FRAME_FORMATS})",
     )
-    target = respond.add_argument_group("system under test")
+    _system_options(respond.add_argument_group("system under test"))
+    engine = respond.add_argument_group("requests")
+    add_request_options(engine, retries=True)
+    add_cache_options(engine, what="response", default="the user cache folder")
+    respond.set_defaults(handler=_respond)
+
+
+def _system_options(target: Any) -> None:
+    """The system under test: model, endpoint, prompt, draws and sampling."""
     target.add_argument("--model", required=True, help="the model name sent to the endpoint")
     add_endpoint_options(target)
     prompt = target.add_mutually_exclusive_group()
@@ -214,10 +243,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="how the rows will be paired (default: group when a row has role "
         "'reference'); decides how draws are grouped",
     )
-    engine = respond.add_argument_group("requests")
-    add_request_options(engine, retries=True)
-    add_cache_options(engine, what="response", default="the user cache folder")
-    respond.set_defaults(handler=_respond)
 
 
 def _counterfactual(args: argparse.Namespace, console: Console) -> int:

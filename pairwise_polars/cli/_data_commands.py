@@ -12,14 +12,12 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
+from pairwise_polars.cli._judge_options import add_judge_options, judge_from, prices_from
 from pairwise_polars.cli._options import (
     add_cache_options,
-    add_judge_options,
     add_pairing_options,
     cache_setting,
-    judge_from,
     pairing_from,
-    prices_from,
     storage_options_from,
     whole,
 )
@@ -86,7 +84,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--limit", type=whole(0), default=10, metavar="N", help="pairs to print (default: 10)"
     )
     pairs.set_defaults(handler=_pairs)
+    _register_score(subparsers, common)
 
+
+def _register_score(subparsers: Any, common: argparse.ArgumentParser) -> None:
     score_cmd = subparsers.add_parser(
         "score",
         parents=[common],
@@ -111,6 +112,44 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="score a large run chunk by chunk into DIR (scored/ parts, run.json journal, "
         "summary.parquet) with bounded memory; the same command resumes after a crash",
     )
+    _run_dir_options(score_cmd)
+    score_cmd.add_argument(
+        "-m",
+        "--metric",
+        action="append",
+        metavar="NAME_OR_FILE",
+        help=f"a metric, repeatable (default: pairwise-bias); shipped: "
+        f"{', '.join(metric_names())}, or a metric file (.yaml)",
+    )
+    add_judge_options(score_cmd)
+    _view_options(score_cmd)
+    add_cache_options(score_cmd, what="judgement", default="the user cache folder")
+    score_cmd.add_argument(
+        "--max-error-rate",
+        type=threshold,
+        default=DEFAULT_MAX_ERROR_RATE,
+        metavar="X",
+        help="exit 4 when more than this share of a metric's pairs has no score (default: "
+        "%(default)s; 1 switches it off); the scored frame is written either way",
+    )
+    score_cmd.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="plan only: pairs, unique requests, cache hits, tokens",
+    )
+    score_cmd.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of pairs (pair_id, metric, label; `label-sample` writes the file to "
+        "fill in): checked before the first judge call and kept in the scored frame, so "
+        "summaries show the corrected figures",
+    )
+    add_pairing_options(score_cmd)
+    score_cmd.set_defaults(handler=_score)
+
+
+def _run_dir_options(score_cmd: argparse.ArgumentParser) -> None:
+    """How a run directory is scored: chunks, starting over, the runner and its workers."""
     score_cmd.add_argument(
         "--chunk-size",
         type=whole(1),
@@ -137,15 +176,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="with --runner ray: judge workers (default: one per CPU of the cluster); each "
         "keeps --max-concurrency requests in flight, within one shared rate limit",
     )
-    score_cmd.add_argument(
-        "-m",
-        "--metric",
-        action="append",
-        metavar="NAME_OR_FILE",
-        help=f"a metric, repeatable (default: pairwise-bias); shipped: "
-        f"{', '.join(metric_names())}, or a metric file (.yaml)",
-    )
-    add_judge_options(score_cmd)
+
+
+def _view_options(score_cmd: argparse.ArgumentParser) -> None:
+    """How each pair is shown to the judge: both orders, the order, the masked audit."""
     score_cmd.add_argument(
         "--both-orders",
         action="store_true",
@@ -165,29 +199,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="mask: judge every pair again with the attribute's terms masked (rows with "
         "view=masked); the summary then has judge_attribute_effect",
     )
-    add_cache_options(score_cmd, what="judgement", default="the user cache folder")
-    score_cmd.add_argument(
-        "--max-error-rate",
-        type=threshold,
-        default=DEFAULT_MAX_ERROR_RATE,
-        metavar="X",
-        help="exit 4 when more than this share of a metric's pairs has no score (default: "
-        "%(default)s; 1 switches it off); the scored frame is written either way",
-    )
-    score_cmd.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="plan only: pairs, unique requests, cache hits, tokens",
-    )
-    score_cmd.add_argument(
-        "--labels",
-        metavar="FILE",
-        help="human labels of pairs (pair_id, metric, label; `label-sample` writes the file to "
-        "fill in): checked before the first judge call and kept in the scored frame, so "
-        "summaries show the corrected figures",
-    )
-    add_pairing_options(score_cmd)
-    score_cmd.set_defaults(handler=_score)
 
 
 def _paths(paths: list[str]) -> str | list[str]:
@@ -250,7 +261,7 @@ def _is_pair_frame(data: pl.LazyFrame) -> bool:
     return all(c in schema for c in _PAIR_MARKERS)
 
 
-def _score(args: argparse.Namespace, console: Console) -> int:
+def _check_runner(args: argparse.Namespace) -> None:
     if not args.run_dir and (args.runner != "local" or args.ray_actors is not None):
         flag = "--ray-actors" if args.runner == "local" else f"--runner {args.runner}"
         raise OptionError(
@@ -259,6 +270,10 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         )
     if args.ray_actors is not None and args.runner != "ray":
         raise OptionError("--ray-actors sizes the Ray runner's pool: add --runner ray.")
+
+
+def _score(args: argparse.Namespace, console: Console) -> int:
+    _check_runner(args)
     check_outputs(args.data, {_SCORED: args.out}, {"the run directory (--run-dir)": args.run_dir})
     data = _data(args)
     metrics = pairwise_metrics(args.metric or ["pairwise-bias"])  # before the data is paired
@@ -286,6 +301,18 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         strategy = None if is_pairs else args.strategy
         _save_scored(scored, args, spec, strategy=strategy, judge=judge_name(members))
         return _error_gate(scored, args, console)
+    return _score_pairs(args, console, pairs, spec, cache, is_pairs)
+
+
+def _score_pairs(
+    args: argparse.Namespace,
+    console: Console,
+    pairs: pl.LazyFrame,
+    spec: ScoringSpec,
+    cache: bool | str | None,
+    is_pairs: bool,
+) -> int:
+    """Prepare, plan and score the pairs in this process (with their labels); save and gate."""
     prepared = prepare(pairs, spec=spec)
     checked = None
     if args.labels:  # a bad label stops the run before anything is paid for
@@ -306,7 +333,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         progress=console.progress,
         dry_run=args.dry_run,
         on_plan=show,
-        prices=prices_from(args, judge.name),
+        prices=prices_from(args, spec.judge.name),
         on_usage=spent,
     )
     if scored is None:

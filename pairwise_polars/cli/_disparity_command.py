@@ -11,19 +11,24 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
+from pairwise_polars.cli._judge_options import add_judge_options, judge_from
 from pairwise_polars.cli._options import (
     add_cache_options,
-    add_judge_options,
     add_pairing_options,
     cache_setting,
-    judge_from,
     pairing_from,
     share,
 )
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.io import input_files, scan_source, write_frame, write_text
 from pairwise_polars.judges import HeuristicJudge, Panel
-from pairwise_polars.outcome import DISPARITY_COLUMNS, OUTCOME_COLUMNS, disparities, outcomes
+from pairwise_polars.outcome import (
+    DISPARITY_COLUMNS,
+    DISPARITY_PPI_COLUMNS,
+    OUTCOME_COLUMNS,
+    disparities,
+    outcomes,
+)
 
 SHOWN = (
     "n_groups",
@@ -74,6 +79,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--confidence", type=share, default=0.95, help="of the intervals (default: %(default)s)"
     )
+    command.add_argument(
+        "--labels", metavar="FILE",
+        help="people's reading of the outcomes (pair_id, metric = decision, amount or refused, "
+        "label_a, label_b): adds the corrected *_ppi figures and n_labelled",
+    )  # fmt: skip
     add_pairing_options(command)
     add_judge_options(command)
     add_cache_options(command, what="judgement", default="the user cache directory")
@@ -121,11 +131,14 @@ def _disparities(args: argparse.Namespace, console: Console) -> int:
         strategy=strategy,
         confidence=args.confidence,
         columns=columns,
+        labels=args.labels,
     )
     console.payload["disparities"] = found.to_dicts()
-    shown = found.select(
-        *[c for c in found.columns if c not in DISPARITY_COLUMNS], "pair_kind", "reference", *SHOWN
-    ).with_columns(pl.selectors.float().round(4))
+    corrected = [c for c in found.columns if c == "n_labelled" or c.endswith("_ppi")]
+    keys = [c for c in found.columns if c not in {*DISPARITY_COLUMNS, *DISPARITY_PPI_COLUMNS}]
+    shown = found.select(*keys, "pair_kind", "reference", *SHOWN, *corrected).with_columns(
+        pl.selectors.float().round(4)
+    )
     console.info(markdown_table(shown))
     if args.out:
         out = Path(args.out)

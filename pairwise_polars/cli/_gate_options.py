@@ -74,6 +74,11 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         help="the share of pairs without a score a slice may have (default with any gate: "
         f"{DEFAULT_MAX_ERROR_RATE}; 1 switches it off)",
     )
+    _reading_options(gates)
+
+
+def _reading_options(gates: Any) -> None:
+    """How the thresholds are read: one- or three-way, groups needed, failures, families."""
     gates.add_argument(
         "--conservative",
         action="store_true",

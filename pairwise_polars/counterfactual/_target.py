@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
-from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure
+from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure_row
 
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
     "key": pl.String(),  # the request's identity (also the cache key)
@@ -55,8 +55,17 @@ class Target(Protocol):
         ...
 
 
+class TargetRequest(NamedTuple):
+    """A target's request: its cache key, its chat (JSON as stored) and which sample of the
+    prompt it is (the seed's offset)."""
+
+    key: str
+    messages: str
+    sample: int
+
+
 @dataclass(frozen=True, repr=False)
-class OpenAITarget(ChatEndpoint):
+class OpenAITarget(ChatEndpoint[TargetRequest]):
     """The system under test behind an OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM,
     Ollama, llama.cpp server, ...), called through the judge's engine: ``max_concurrency``
     requests at a time within optional rate limits, over ``transport="fast"`` (the default) or
@@ -116,15 +125,16 @@ class OpenAITarget(ChatEndpoint):
 
     async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
-        items = requests.select("key", "messages", "sample").iter_rows()
+        items = map(TargetRequest._make, requests.select("key", "messages", "sample").iter_rows())
         async with aclosing(self._stream(items)) as stream:
             async for rows in stream:
                 yield pl.DataFrame(
                     [_response_row(r, self.model) for r in rows], schema=RESPONSE_SCHEMA
                 )
 
-    def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
-        sample: int = extra
+    def _body(
+        self, chat: list[dict[str, str]], request: TargetRequest, state: RunState
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat,
@@ -138,11 +148,11 @@ class OpenAITarget(ChatEndpoint):
         if self.top_p is not None:
             body["top_p"] = self.top_p
         if self.seed is not None:
-            body["seed"] = self.seed + sample
+            body["seed"] = self.seed + request.sample
         return with_extra(body, self.extra_body)
 
     def _accept(
-        self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
+        self, request: TargetRequest, response: Any, chat: list[dict[str, str]], attempt: int
     ) -> dict[str, Any]:
         reply = read_completion(response)
         # A structured-output refusal arrives in `refusal` with no content: it is the answer.
@@ -152,8 +162,8 @@ class OpenAITarget(ChatEndpoint):
         model = reply.model or self.model
         if not text or not text.strip():
             # An empty string would read as an answer that says nothing: it is a failure.
-            return failure(
-                key,
+            return failure_row(
+                request.key,
                 f"empty reply (finish_reason: {finish})",
                 attempt,
                 0.0,
@@ -162,7 +172,7 @@ class OpenAITarget(ChatEndpoint):
                 **tokens,
             )
         return {
-            "key": key,
+            "key": request.key,
             "output": text,
             "error": None,
             "finish_reason": finish,

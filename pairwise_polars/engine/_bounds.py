@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.engine._failures import Failure, RequestFailed
+from pairwise_polars.engine._failures import Failure, FailureError
 
 MAX_CONCURRENCY = 4096
 """The most requests in flight one run may ask for."""
@@ -57,12 +57,12 @@ async def within(attempt: Awaitable[T], timeout: float) -> T:
         return await asyncio.wait_for(attempt, timeout)
     except (TimeoutError, asyncio.TimeoutError):
         message = f"timeout (no complete answer within {timeout:g} s)"
-        raise RequestFailed(Failure(transport="timeout", message=message)) from None
+        raise FailureError(Failure(transport="timeout", message=message)) from None
 
 
-def too_large(limit: int) -> RequestFailed:
+def too_large(limit: int) -> FailureError:
     """The failure of an answer over ``limit`` bytes."""
-    return RequestFailed(
+    return FailureError(
         Failure(
             status=200,
             message=f"the answer is larger than max_response_bytes ({limit:,} bytes); not read",

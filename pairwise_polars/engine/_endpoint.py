@@ -5,44 +5,43 @@ transport (the fast aiohttp path, or the ``openai`` SDK: ``engine/_wire.py``), w
 request/token rate limits, retrying 429/5xx/timeouts/dropped connections with backoff that
 honours ``Retry-After`` up to ``max_retry_wait``, and stopping the whole run on errors no retry
 can fix, on a server that is not there, and on a run whose first attempts all fail on the wire.
-What a request's body is and what counts as a good reply (the decoded JSON chat completion) are
-the caller's: subclasses implement ``_body`` and ``_accept``.
+What a request carries (its :class:`~pairwise_polars.engine._request.Request` type), what its
+body is and what counts as a good reply (the decoded JSON chat completion) are the caller's:
+subclasses implement ``_body`` and ``_accept``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-import os
 import time
-from collections.abc import AsyncGenerator, Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar, cast
-
-import openai
+from collections.abc import AsyncGenerator, Awaitable, Iterable, Iterator
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
-from pairwise_polars.engine._base_url import (
-    OPENAI_API,
-    endpoint_id,
-    needs_key,
-    resolve_base_url,
-    shown_url,
-    split_query,
-    url_secrets,
-)
+from pairwise_polars.engine._api import Endpoint
+from pairwise_polars.engine._base_url import shown_url
 from pairwise_polars.engine._bounds import (
     CONNECT_TIMEOUT,
     MAX_RESPONSE_BYTES,
     check_bounds,
     within,
 )
-from pairwise_polars.engine._failures import UNREACHABLE, Failure, RequestFailed, redact, scrub_row
+from pairwise_polars.engine._failures import (
+    UNREACHABLE,
+    Failure,
+    FailureError,
+    failure_row,
+    redact,
+    scrub_row,
+)
 from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter, Slots
 from pairwise_polars.engine._pacing import Pacer
+from pairwise_polars.engine._request import Request
 from pairwise_polars.engine._retries import (
     FAIL_FAST_AFTER,
+    Retry,
     RowError,
     Stop,
     WaitTooLong,
@@ -60,160 +59,15 @@ from pairwise_polars.engine._wire import (
     wire_headers,
 )
 
+__all__ = ["ChatEndpoint", "Endpoint", "Request", "RunState", "failure_row"]
 
-def failure(key: str, error: str, attempts: int, latency: float, **extra: Any) -> dict[str, Any]:
-    """A result row for a request that failed: the error set, no answer."""
-    return {"key": key, "error": error, "attempts": attempts, "latency_s": latency, **extra}
-
-
-@dataclass(frozen=True, repr=False)
-class Endpoint:
-    """An OpenAI-compatible API: the model, where it is, and the key. Holds the key and client
-    code every judge and target shares: the base URL from ``base_url`` or ``OPENAI_BASE_URL``,
-    the key from ``api_key`` or ``OPENAI_API_KEY`` (required for OpenAI's own API only), a
-    clear error when it is missing, and a repr that never shows it."""
-
-    model: str
-    _: KW_ONLY
-    base_url: str | None = None
-    api_key: str | None = field(default=None, compare=False)
-    organization: str | None = None
-    """Sent as ``OpenAI-Organization`` (default: ``OPENAI_ORG_ID``)."""
-    project: str | None = None
-    """Sent as ``OpenAI-Project`` (default: ``OPENAI_PROJECT_ID``)."""
-    default_headers: Mapping[str, str] | None = field(default=None, compare=False, hash=False)
-    """Headers sent with every request, after (so overriding) the auth and organization ones;
-    never shown in a repr nor part of a cache key (they may carry credentials)."""
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ()
-    """Settings shown in the repr after the model, the URL and the masked key."""
-    _key_env: ClassVar[str] = "OPENAI_API_KEY"
-    """The environment variable the key comes from (another provider's judge names its own)."""
-    _url_env: ClassVar[str] = "OPENAI_BASE_URL"
-
-    def __repr__(self) -> str:
-        key = None if self._key() is None else "'***'"
-        base_url = None if self.base_url is None else shown_url(self.base_url)
-        shown = "".join(f", {name}={_shown(getattr(self, name))}" for name in self._repr_fields)
-        return (
-            f"{type(self).__name__}(model={self.model!r}, base_url={base_url!r}, "
-            f"api_key={key}{shown})"
-        )
-
-    def _key(self) -> str | None:
-        return self.api_key or os.environ.get(self._key_env)
-
-    def _where(self) -> str:
-        """The endpoint as messages name it (credentials in its URL masked)."""
-        url = self._base_url()
-        return "the OpenAI API" if url == OPENAI_API else shown_url(url)
-
-    def _secrets(self) -> tuple[str, ...]:
-        """What must never be written anywhere: the key and the credentials in the URL."""
-        key = self._key()
-        return (*((key,) if key else ()), *url_secrets(self._base_url()))
-
-    def _base_url(self) -> str:
-        """The base URL requests go to, without a trailing slash: ``base_url``, else
-        ``OPENAI_BASE_URL``, else OpenAI's API."""
-        return resolve_base_url(self.base_url)
-
-    def _headers(self) -> dict[str, str]:
-        """The headers every request carries besides the SDK's own: ``Authorization: Bearer
-        KEY`` when there is a key (no auth header without one: local servers accept that),
-        ``OpenAI-Organization`` / ``OpenAI-Project`` when set, then ``default_headers``."""
-        key = self._key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        organization = self.organization or os.environ.get("OPENAI_ORG_ID")
-        project = self.project or os.environ.get("OPENAI_PROJECT_ID")
-        if organization:
-            headers["OpenAI-Organization"] = organization
-        if project:
-            headers["OpenAI-Project"] = project
-        extra = dict(self.default_headers or {})
-        overridden = {name.lower() for name in extra}
-        return {n: v for n, v in headers.items() if n.lower() not in overridden} | extra
-
-    def _scope(self) -> str:
-        """The endpoint's URL: what identifies state kept about it (e.g. batch ids)."""
-        return self._base_url()
-
-    def _endpoint_id(self) -> str:
-        """The endpoint in cache keys: scheme, host, port and path (never a key or a query)."""
-        return endpoint_id(self._base_url())
-
-    def _check_key(self) -> None:
-        """A key is needed for OpenAI's API only; other servers decide for themselves."""
-        if self._key() is not None or not needs_key(self._base_url()):
-            return
-        name = type(self).__name__
-        raise JudgeError(
-            f"No API key for {name}: set the {self._key_env} environment variable or pass "
-            f"{name}(model, api_key=...). For a local server (vLLM, Ollama, llama.cpp) pass "
-            f"base_url=... or set {self._url_env}; no key is needed then.",
-            detail=f"No API key for the model {self.model!r}.",
-            fixes=[Fix("api_key", {"api_key": self._key_env, "base_url": "URL"})],
-        )
-
-    def _sdk_headers(self) -> dict[str, str]:
-        """The headers the SDK sends with a request to this endpoint (auth when there is a key,
-        content type, its User-Agent and ``X-Stainless-*``/``OpenAI-*`` headers, then
-        :meth:`_headers`), read off an SDK client built from the same settings, so both
-        transports send the same; built once per process and settings (a client costs ~0.1 s).
-        """
-        settings = json.dumps([type(self).__qualname__, self._base_url(), self._headers()])
-        digest = hashlib.sha256(settings.encode()).hexdigest()  # the key is not kept as such
-        if digest not in _SDK_HEADERS:
-            client = self._client()
-            sent = {**client.auth_headers, **client.default_headers}
-            _SDK_HEADERS[digest] = {
-                name: value
-                for name, value in sent.items()
-                if isinstance(value, str)
-                and not (name == "Authorization" and value == _NO_KEY_AUTH)
-            }
-        return dict(_SDK_HEADERS[digest])
-
-    def _client(self, **options: Any) -> openai.AsyncOpenAI:
-        """An SDK client for this endpoint, built from :meth:`_base_url` and :meth:`_headers`;
-        ``options`` go to ``openai.AsyncOpenAI``. Without a key none is sent: the SDK insists
-        on one, so it gets a placeholder that its HTTP client removes from every request."""
-        self._check_key()
-        headers = self._headers()
-        key = self._key()
-        if key is None:
-            http_client = options.pop("http_client", None) or openai.DefaultAsyncHttpxClient()
-            hooks = http_client.event_hooks
-            http_client.event_hooks = {**hooks, "request": [*hooks["request"], _drop_placeholder]}
-            options["http_client"] = http_client
-        base_url, query = split_query(self._base_url())
-        if query:  # the SDK would glue the path after the query
-            options["default_query"] = {**query, **options.get("default_query", {})}
-        return openai.AsyncOpenAI(
-            api_key=key or _NO_KEY,
-            base_url=base_url,
-            default_headers=headers,
-            **options,
-        )
-
-
-_SDK_HEADERS: dict[str, dict[str, str]] = {}
-_NO_KEY = "pairwise-polars-no-key"
-_NO_KEY_AUTH = f"Bearer {_NO_KEY}"
-
-
-async def _drop_placeholder(request: Any) -> None:
-    """An HTTP client hook: no ``Authorization`` header rather than a made-up key."""
-    if request.headers.get("Authorization") == _NO_KEY_AUTH:
-        del request.headers["Authorization"]
-
-
-def _shown(value: Any) -> str:
-    return repr(value if value is None or isinstance(value, (int, float)) else str(value))
+R = TypeVar("R", bound=Request)
+Done = dict[str, Any] | BaseException
+"""What a worker hands back: a result row, or the error that stops the run."""
 
 
 @dataclass(frozen=True, repr=False)
-class ChatEndpoint(Endpoint):
+class ChatEndpoint(Endpoint, Generic[R]):
     """An endpoint called through the chat engine: concurrency, rate limits and retries."""
 
     _: KW_ONLY
@@ -253,18 +107,18 @@ class ChatEndpoint(Endpoint):
             )
 
     # -- hooks ------------------------------------------------------------------------------
-    def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
+    def _body(self, chat: list[dict[str, str]], request: R, state: RunState) -> dict[str, Any]:
         raise NotImplementedError
 
     def _accept(
-        self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
+        self, request: R, response: Any, chat: list[dict[str, str]], attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
         """A result row, or a new chat to send instead (a re-ask)."""
         raise NotImplementedError
 
-    def _encoded(self, messages: str, extra: Any, state: RunState) -> bytes | None:
+    def _encoded(self, request: R, state: RunState) -> bytes | None:
         """The first attempt's body as the fast transport posts it, built without decoding
-        ``messages``; None: build it from the decoded chat with :meth:`_body`."""
+        ``request.messages``; None: build it from the decoded chat with :meth:`_body`."""
         return None
 
     # -- the engine -------------------------------------------------------------------------
@@ -292,18 +146,7 @@ class ChatEndpoint(Endpoint):
             max_bytes=self.max_response_bytes,
         )
 
-    async def _stream(
-        self, items: Iterable[tuple[str, str, Any]], *, structured: bool = False
-    ) -> AsyncGenerator[list[dict[str, Any]], None]:
-        """Send ``(key, chat_json, extra)`` items; yield lists of result rows as they finish.
-
-        Everything finished is yielded before a fatal error is raised as JudgeError. A slot is
-        freed only when the caller has taken a result (and stored it), so requests sent but not
-        yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
-        rows = iter(items)
-        slots = Slots(self.max_concurrency)
-        done: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
-        shared = SHARED_LIMITS.get()
+    def _run_state(self, structured: bool) -> RunState:
         state = RunState(
             structured=structured,
             rpm=RateLimiter(self.requests_per_minute) if self.requests_per_minute else None,
@@ -311,42 +154,34 @@ class ChatEndpoint(Endpoint):
             secrets=self._secrets(),
             pacer=Pacer(self.max_retry_wait),
         )
+        shared = SHARED_LIMITS.get()
         if shared is not None:  # a runner's limits, shared with its other workers
             state.rpm, state.tpm = shared
+        return state
+
+    async def _stream(
+        self, items: Iterable[R], *, structured: bool = False
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """Send the requests; yield lists of result rows as they finish.
+
+        Everything finished is yielded before a fatal error is raised as JudgeError. A slot is
+        freed only when the caller has taken a result (and stored it), so requests sent but not
+        yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
+        requests = iter(items)
+        slots = Slots(self.max_concurrency)
+        done: asyncio.Queue[Done] = asyncio.Queue()
+        state = self._run_state(structured)
         client = self._transport()
         try:
-
-            async def worker() -> None:
-                while True:
-                    await slots.acquire()
-                    item = None if state.stopped else next(rows, None)
-                    if item is None:
-                        slots.release()
-                        return
-                    key, messages, extra = item
-                    try:
-                        done.put_nowait(await self._one(client, state, key, messages, extra))
-                    except Stop as stop:
-                        state.stopped = True
-                        done.put_nowait(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
-                        return
-                    except Exception as exc:  # a bug must not lose the other rows
-                        error = redact(f"{type(exc).__name__}: {exc}", state.secrets)
-                        done.put_nowait(failure(key, error, 1, 0.0))
-
-            workers = [asyncio.create_task(worker()) for _ in range(self.max_concurrency)]
+            workers = [
+                asyncio.create_task(self._work(client, state, requests, slots, done))
+                for _ in range(self.max_concurrency)
+            ]
             finished = asyncio.ensure_future(asyncio.gather(*workers))
             try:
                 fatal: BaseException | None = None
                 while not (finished.done() and done.empty()):
-                    getter = asyncio.ensure_future(done.get())
-                    await asyncio.wait({getter, finished}, return_when=asyncio.FIRST_COMPLETED)
-                    if not getter.done():
-                        getter.cancel()
-                        continue
-                    batch = [getter.result()]
-                    while not done.empty():  # drain: one batch for everything that is ready
-                        batch.append(done.get_nowait())
+                    batch = await _next_batch(done, finished)
                     fatal = fatal or next((b for b in batch if isinstance(b, BaseException)), None)
                     results = [b for b in batch if not isinstance(b, BaseException)]
                     if results:
@@ -362,73 +197,101 @@ class ChatEndpoint(Endpoint):
         finally:
             await client.aclose()
 
-    async def _one(
-        self, client: Transport, state: RunState, key: str, messages: str, extra: Any
-    ) -> dict[str, Any]:
-        chat: list[dict[str, str]] | None = None  # decoded only when a body needs it
-        fast = isinstance(client, WireTransport)
-        started = time.perf_counter()
-        attempts = retries = 0
+    async def _work(
+        self,
+        client: Transport,
+        state: RunState,
+        requests: Iterator[R],
+        slots: Slots,
+        done: asyncio.Queue[Done],
+    ) -> None:
+        """One worker: take a slot, send the next request, hand its row over; until none is
+        left or the run stopped."""
         while True:
-            attempts += 1
-            await state.throttle(len(messages) // 4 + self.max_tokens)
-            data = self._encoded(messages, extra, state) if fast and chat is None else None
-            if data is None:
-                decoded: list[dict[str, str]] = json.loads(messages) if chat is None else chat
-                body = self._body(decoded, extra, state)
-                chat = decoded
-                structured = "response_format" in body
-                sending = client.post(body)
-            else:  # an encoded string holds no bare quote: only the body's own key matches
-                structured = b'"response_format":' in data
-                sending = cast(WireTransport, client).post_bytes(data)
+            await slots.acquire()
+            request = None if state.stopped else next(requests, None)
+            if request is None:
+                slots.release()
+                return
             try:
-                reply = await within(sending, self.timeout)
-            except RequestFailed as failed:
-                if state.pacer is not None:
+                done.put_nowait(await self._one(client, state, request))
+            except Stop as stop:
+                state.stopped = True
+                done.put_nowait(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
+                return
+            except Exception as exc:  # a bug must not lose the other rows
+                error = redact(f"{type(exc).__name__}: {exc}", state.secrets)
+                done.put_nowait(failure_row(request.key, error, 1, 0.0))
+
+    async def _one(self, client: Transport, state: RunState, request: R) -> dict[str, Any]:
+        """Send one request until it is answered, fails for good, or stops the run. A re-ask
+        and a retry are attempts; resending without structured output is the same attempt."""
+        chat: list[dict[str, str]] | None = None  # decoded only when a body needs it
+        started = time.perf_counter()
+        attempts, retries = 1, 0
+        while True:
+            await state.throttle(len(request.messages) // 4 + self.max_tokens)
+            sending, structured, chat = self._sending(client, state, request, chat)
+            try:
+                reply = await sending
+            except FailureError as failed:
+                if state.pacer is not None:  # a provider's spent budget pauses every worker
                     state.pacer.observe(failed.failure.headers)
                 try:
-                    delay = self._decide(failed.failure, state, structured=structured)
+                    retry = self._decide(failed.failure, state, structured=structured)
                 except RowError as row:
-                    return failure(
-                        key,
-                        str(row),
-                        attempts,
-                        time.perf_counter() - started,
-                        judge_model=self.model,
-                    )
-                if delay == 0.0 and structured:
+                    return self._failed(request, str(row), attempts, started)
+                if retry.plain_json:
                     state.structured = False  # plain JSON prompting from now on
-                last_error = failed.failure.describe()
-            else:
-                state.answered += 1
-                if chat is None and not self._lazy_chat:
-                    chat = json.loads(messages)
-                outcome = self._accept(key, reply, cast(Any, chat or messages), extra, attempts)
-                if isinstance(outcome, list):  # re-ask with this chat
-                    chat = outcome
                     continue
-                outcome["latency_s"] = time.perf_counter() - started
-                scrub_row(outcome, state.secrets)
-                return outcome
-            if delay == 0.0:  # a fallback that changes the request: retry at once, for free
-                attempts -= 1
-                continue
-            retries += 1
-            if retries > self.max_retries:
-                return failure(
-                    key,
-                    f"{last_error} (gave up after {attempts} attempts)",
-                    attempts,
-                    time.perf_counter() - started,
-                    judge_model=self.model,
+                retries += 1
+                if retries > self.max_retries:
+                    error = f"{failed.failure.describe()} (gave up after {attempts} attempts)"
+                    return self._failed(request, error, attempts, started)
+                wait = retry.wait
+                await asyncio.sleep(
+                    backoff(retries, self.backoff_base, self.backoff_max) if wait is None else wait
                 )
-            pause = (
-                backoff(retries, self.backoff_base, self.backoff_max) if delay is None else delay
-            )
-            await asyncio.sleep(pause)
+                attempts += 1
+                continue
+            state.answered += 1
+            if chat is None and not self._lazy_chat:
+                chat = json.loads(request.messages)
+            outcome = self._accept(request, reply, cast(Any, chat or request.messages), attempts)
+            if isinstance(outcome, list):  # re-ask with this chat
+                chat = outcome
+                attempts += 1
+                continue
+            outcome["latency_s"] = time.perf_counter() - started
+            scrub_row(outcome, state.secrets)
+            return outcome
 
-    def _decide(self, problem: Failure, state: RunState, *, structured: bool) -> float | None:
+    def _sending(
+        self,
+        client: Transport,
+        state: RunState,
+        request: R,
+        chat: list[dict[str, str]] | None,
+    ) -> tuple[Awaitable[Any], bool, list[dict[str, str]] | None]:
+        """The attempt's post (not yet awaited), whether it asks for structured output, and the
+        chat (decoded now if the body needed it). The fast transport's own total timeout bounds
+        its post; the SDK's is bounded here."""
+        if isinstance(client, WireTransport):
+            data = self._encoded(request, state) if chat is None else None
+            if data is not None:  # an encoded string holds no bare quote: only the body's key
+                return client.post_bytes(data), b'"response_format":' in data, None
+        decoded: list[dict[str, str]] = json.loads(request.messages) if chat is None else chat
+        body = self._body(decoded, request, state)
+        sending = client.post(body)
+        if not isinstance(client, WireTransport):
+            sending = within(sending, self.timeout)
+        return sending, "response_format" in body, decoded
+
+    def _failed(self, request: R, error: str, attempts: int, started: float) -> dict[str, Any]:
+        latency = time.perf_counter() - started
+        return failure_row(request.key, error, attempts, latency, judge_model=self.model)
+
+    def _decide(self, problem: Failure, state: RunState, *, structured: bool) -> Retry:
         """``classify`` plus failing fast: before any reply, a server that is not there stops
         the run at once, and so do FAIL_FAST_AFTER attempts lost on the wire or to waits
         beyond ``max_retry_wait``."""
@@ -468,3 +331,16 @@ class ChatEndpoint(Endpoint):
                 f"answers chat completions, the timeout ({self.timeout:g} s) and "
                 "max_retry_wait; results so far are cached."
             )
+
+
+async def _next_batch(done: asyncio.Queue[Done], finished: asyncio.Future[Any]) -> list[Done]:
+    """Everything the workers have handed over, once there is something (or they finished)."""
+    getter = asyncio.ensure_future(done.get())
+    await asyncio.wait({getter, finished}, return_when=asyncio.FIRST_COMPLETED)
+    if not getter.done():
+        getter.cancel()
+        return []
+    batch = [getter.result()]
+    while not done.empty():  # drain: one batch for everything that is ready
+        batch.append(done.get_nowait())
+    return batch

@@ -1,4 +1,6 @@
-"""What went wrong with one request, the same record on both transports.
+"""What went wrong with one request, the same record on both transports, and the engine's one
+word for it: a :class:`Failure` is one failed attempt, a transport raises it as a
+:class:`FailureError`, and a request that failed for good becomes a :func:`failure_row`.
 
 The SDK's exceptions and the fast path's aiohttp responses both become a :class:`Failure`
 (status, response headers, the server's error message, already redacted), so retry decisions,
@@ -57,12 +59,20 @@ class Failure:
         return " ".join(str(v) for v in (self.message, self.code, self.kind, self.param)).lower()
 
 
-class RequestFailed(Exception):
-    """Raised by a transport for a failed attempt; carries only the neutral record."""
+class FailureError(Exception):
+    """A :class:`Failure` raised by a transport for a failed attempt; carries only the record."""
 
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.describe())
         self.failure = failure
+
+
+def failure_row(
+    key: str, error: str, attempts: int, latency: float, **columns: Any
+) -> dict[str, Any]:
+    """The result row of a request that failed for good: ``error`` set, no answer; ``columns``
+    are the caller's own (e.g. ``judge_model``)."""
+    return {"key": key, "error": error, "attempts": attempts, "latency_s": latency, **columns}
 
 
 # -- building the record ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import math
 import random
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 from pairwise_polars._errors import Fix
@@ -36,6 +37,21 @@ class RowError(Exception):
     """A failure of this request only (e.g. a prompt too long for the model)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """How a failed attempt is retried."""
+
+    wait: float | None = None
+    """Seconds the server asked to wait; None: the engine's backoff."""
+    plain_json: bool = False
+    """The server lacks structured output: the request is sent again at once without it. That
+    is a new request, not a retry of the old one: it costs no attempt and no backoff."""
+
+
+BACKOFF = Retry()
+PLAIN_JSON = Retry(wait=0.0, plain_json=True)
+
+
 def classify(
     failure: Failure,
     *,
@@ -44,16 +60,17 @@ def classify(
     structured: bool,
     max_retry_wait: float,
     key_env: str = "OPENAI_API_KEY",
-) -> float | None:
-    """The delay before retrying (None: backoff; 0.0: at once, without structured output);
-    raises RowError for a failure of this request only and Stop when the run must stop."""
+) -> Retry:
+    """How to retry (after the server's wait, the backoff, or at once without structured
+    output); raises RowError for a failure of this request only and Stop when the run must
+    stop."""
     if failure.code == TOO_LARGE:  # the same request would get the same answer
         raise RowError(failure.describe())
     if failure.transport is not None:
-        return None
+        return BACKOFF
     status, text = failure.status or 0, failure.text
     if status < 300:  # an answer that is not a chat completion (e.g. not JSON): retried
-        return None
+        return BACKOFF
     if status == 429:
         if failure.code == "insufficient_quota" or "quota" in text:
             raise Stop(
@@ -61,11 +78,11 @@ def classify(
                 "Add credit or raise the limit, then rerun: results so far are "
                 "cached."
             )
-        return capped_wait(failure, max_retry_wait)
+        return Retry(wait=capped_wait(failure, max_retry_wait))
     if status >= 500 or status in (408, 409):
-        return capped_wait(failure, max_retry_wait)
+        return Retry(wait=capped_wait(failure, max_retry_wait))
     if status == 400 and structured and any(w in text for w in SCHEMA_UNSUPPORTED):
-        return 0.0  # the server lacks structured output: plain JSON prompting
+        return PLAIN_JSON
     if status == 400 and any(w in text for w in CONTEXT_TOO_LONG):
         raise RowError(failure.describe())
     if status in (401, 403):

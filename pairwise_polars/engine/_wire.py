@@ -3,7 +3,7 @@ aiohttp session) and the openai SDK's ``client.post``.
 
 Both send the same bytes (compact JSON, UTF-8), to the same URL, with the same headers and
 timeouts, and both turn every failed attempt into the same
-:class:`~pairwise_polars.engine._failures.Failure` (raised as ``RequestFailed``), so the engine's
+:class:`~pairwise_polars.engine._failures.Failure` (raised as ``FailureError``), so the engine's
 retry decisions cannot tell them apart. The fast path skips the SDK's per-request work (its
 request-options model, URL handling, auth and retry wrappers), which measured ~75% of the
 client's CPU at high concurrency (benchmarks/RESULTS.md); the SDK stays as ``transport="sdk"``
@@ -26,7 +26,7 @@ import openai
 from pairwise_polars.engine._base_url import api_url
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_RESPONSE_BYTES, read_capped
 from pairwise_polars.engine._failures import (
-    RequestFailed,
+    FailureError,
     status_failure,
     transport_failure,
 )
@@ -37,9 +37,17 @@ NOT_JSON = "the reply is not JSON"
 KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import Limits, Response, Timeout, TransportError, create_ssl_context
+    from httpx2 import (
+        AsyncBaseTransport,
+        Limits,
+        Response,
+        Timeout,
+        TransportError,
+        create_ssl_context,
+    )
 except ImportError:  # pragma: no cover - older SDKs
     from httpx import (  # type: ignore[no-redef]
+        AsyncBaseTransport,
         Limits,
         Response,
         Timeout,
@@ -49,7 +57,7 @@ except ImportError:  # pragma: no cover - older SDKs
 
 
 class Transport(Protocol):
-    """Posts one chat-completion body; returns the decoded JSON reply or raises RequestFailed."""
+    """Posts one chat-completion body; returns the decoded JSON reply or raises FailureError."""
 
     async def post(self, body: dict[str, Any]) -> Any: ...
 
@@ -66,6 +74,12 @@ def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
     sent["x-stainless-retry-count"] = "0"
     sent["x-stainless-read-timeout"] = str(timeout)
     return sent
+
+
+def unsent_http_client() -> openai.DefaultAsyncHttpxClient:
+    """An HTTP client for an SDK client that is only read (its headers), never used to send:
+    its transport cannot send, so no connection pool, SSL context or HTTP library is set up."""
+    return openai.DefaultAsyncHttpxClient(transport=AsyncBaseTransport())
 
 
 def env_proxy(url: str) -> str | None:
@@ -151,10 +165,11 @@ class WireTransport:
                 keepalive_timeout=KEEPALIVE_S,
                 ssl=ssl_for(self._url, self._proxy),
             ),
-            # total: connect to last byte (a dripping server is cut off, not waited on per read)
-            timeout=aiohttp.ClientTimeout(
-                total=timeout, sock_connect=connect_timeout, sock_read=timeout, connect=timeout
-            ),
+            # total: connect to last byte (a dripping server is cut off, not waited on per read);
+            # it bounds the whole attempt, so the engine adds no timer (nor task) of its own.
+            # No per-read or pool timer: equal to total, they could never fire first, and each
+            # costs a timer per request (re-armed on every chunk read).
+            timeout=aiohttp.ClientTimeout(total=timeout, sock_connect=connect_timeout),
             # Session headers: aiohttp copies them per request in one step (per-request headers
             # are merged one by one), and they already hold the SDK's User-Agent.
             headers=dict(headers),
@@ -171,17 +186,19 @@ class WireTransport:
                 self._url, data=data, allow_redirects=False, proxy=self._proxy
             ) as response:
                 status, headers = response.status, response.headers
-                raw = await read_capped(
-                    response.content.iter_chunked(2**16),
-                    self._max_bytes,
-                    None if "Content-Encoding" in headers else headers.get("Content-Length"),
-                )
-        except RequestFailed:
+                declared = None if "Content-Encoding" in headers else headers.get("Content-Length")
+                if declared is not None and declared.isdigit() and int(declared) <= self._max_bytes:
+                    raw = await response.read()  # aiohttp reads exactly the declared length
+                else:
+                    raw = await read_capped(
+                        response.content.iter_chunked(2**16), self._max_bytes, declared
+                    )
+        except FailureError:
             raise
         except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
-            raise RequestFailed(transport_failure(exc, self._timeout)) from None
+            raise FailureError(transport_failure(exc, self._timeout)) from None
         if status >= 300:
-            raise RequestFailed(status_failure(status, headers, raw, self._secrets))
+            raise FailureError(status_failure(status, headers, raw, self._secrets))
         return _json(raw, 200, {}, self._secrets)
 
     async def aclose(self) -> None:
@@ -230,7 +247,7 @@ class SdkTransport:
             finally:
                 await streamed.aclose()
             return json.loads(raw)
-        except RequestFailed as exc:
+        except FailureError as exc:
             failure = exc.failure
         except openai.APIStatusError as exc:
             response = exc.response
@@ -243,7 +260,7 @@ class SdkTransport:
             failure = status_failure(200, {}, NOT_JSON, self._secrets)
         # Raised outside the handler: the SDK's exception (which holds the request and its
         # headers, hence the key) is neither kept nor chained.
-        raise RequestFailed(failure)
+        raise FailureError(failure)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -256,4 +273,4 @@ def _json(
         return json.loads(raw)
     except ValueError:
         pass
-    raise RequestFailed(status_failure(status, headers, NOT_JSON, secrets))
+    raise FailureError(status_failure(status, headers, NOT_JSON, secrets))

@@ -26,11 +26,11 @@ from pairwise_polars.engine._messages import (
 )
 from pairwise_polars.engine._wire import Transport, WireTransport
 from pairwise_polars.judges._protocol import JudgeTraits
-from pairwise_polars.judges._verdict import score_schema, verdict_row
+from pairwise_polars.judges._verdict import JudgeRequest, score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
-class AnthropicJudge(ChatEndpoint):
+class AnthropicJudge(ChatEndpoint[JudgeRequest]):
     """An LLM judge over Anthropic's Messages API (``/v1/messages``).
 
     The key comes from ``api_key`` or ``ANTHROPIC_API_KEY`` and is sent as ``x-api-key`` with
@@ -101,7 +101,7 @@ class AnthropicJudge(ChatEndpoint):
 
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
-        items = requests.select("key", "messages", "max_score").iter_rows()
+        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
         async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
             async for results in stream:
                 yield result_frame(results)
@@ -142,22 +142,24 @@ class AnthropicJudge(ChatEndpoint):
         )
 
     # -- the body and the answer ------------------------------------------------------------
-    def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
-        max_score: int = extra
+    def _body(
+        self, chat: list[dict[str, str]], request: JudgeRequest, state: RunState
+    ) -> dict[str, Any]:
         body = messages_body(
             self.model,
             chat,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            schema=score_schema(max_score) if state.structured else None,
+            schema=score_schema(request.max_score) if state.structured else None,
         )
         if self.extra_body:
             body.update(self.extra_body)
         return body
 
     def _accept(
-        self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
+        self, request: JudgeRequest, response: Any, chat: list[dict[str, str]], attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
         return verdict_row(
-            key, read_message(response), chat, extra, attempt, model=self.model, reask=self.reask
-        )
+            request.key, read_message(response), chat, request.max_score, attempt,
+            model=self.model, reask=self.reask,
+        )  # fmt: skip

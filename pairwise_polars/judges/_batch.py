@@ -5,6 +5,7 @@ work through a provider's client (``_batch_openai.py``, ``_batch_anthropic.py``)
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field
@@ -13,12 +14,14 @@ from typing import Any, ClassVar, Literal
 import polars as pl
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.engine._endpoint import Endpoint, RunState
+from pairwise_polars.engine._api import Endpoint
+from pairwise_polars.engine._run_state import RunState
 from pairwise_polars.judges._batch_client import BatchClient
 from pairwise_polars.judges._batch_openai import OpenAIBatches
 from pairwise_polars.judges._batch_session import session
 from pairwise_polars.judges._openai import OpenAIJudge
 from pairwise_polars.judges._protocol import Judge, JudgeTraits
+from pairwise_polars.judges._verdict import JudgeRequest
 
 
 @dataclass(frozen=True, repr=False)
@@ -75,10 +78,10 @@ class BatchEndpoint(Endpoint):
     def _batch_client(self) -> BatchClient:
         raise NotImplementedError
 
-    def _line_body(self, chat: list[dict[str, str]], max_score: int) -> dict[str, Any]:
+    def _line_body(self, request: JudgeRequest) -> dict[str, Any]:
         """A request's body in a batch: the chat judge's, so either's answers serve the other."""
         state = RunState(structured=self.structured_output, rpm=None, tpm=None)
-        return self._chat()._body(chat, max_score, state)
+        return self._chat()._body(json.loads(request.messages), request, state)
 
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Submit what no open batch holds yet, then yield each batch's results as it finishes."""

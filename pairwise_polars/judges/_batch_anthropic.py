@@ -17,7 +17,7 @@ from typing import Any
 
 import aiohttp
 
-from pairwise_polars.engine._failures import RequestFailed, status_failure, transport_failure
+from pairwise_polars.engine._failures import FailureError, status_failure, transport_failure
 from pairwise_polars.engine._messages import messages_url, read_message
 from pairwise_polars.engine._retries import backoff, retry_after
 from pairwise_polars.judges._batch_client import BatchCallFailed, BatchInfo, Line
@@ -89,7 +89,7 @@ class AnthropicBatches:
         while True:
             try:
                 return await self._send(method, url, body, text=text)
-            except RequestFailed as failed:
+            except FailureError as failed:
                 problem = failed.failure
             retryable = problem.status is None or problem.status in _RETRY_STATUS
             if not retryable or retries >= self.max_retries:
@@ -105,15 +105,15 @@ class AnthropicBatches:
                 raw = await response.read()
                 status, headers = response.status, response.headers
         except Exception as exc:  # aiohttp's errors and timeouts: no HTTP answer
-            raise RequestFailed(transport_failure(exc, self.timeout)) from None
+            raise FailureError(transport_failure(exc, self.timeout)) from None
         if status >= 300:
-            raise RequestFailed(status_failure(status, headers, raw, self.secrets))
+            raise FailureError(status_failure(status, headers, raw, self.secrets))
         if text:
             return raw.decode("utf-8", "replace")
         try:
             return json.loads(raw)
         except ValueError:
-            raise RequestFailed(status_failure(200, {}, "the reply is not JSON", ())) from None
+            raise FailureError(status_failure(200, {}, "the reply is not JSON", ())) from None
 
 
 def _info(batch: Any) -> BatchInfo:

@@ -23,8 +23,7 @@ import polars as pl
 from pairwise_polars._errors import JudgeError
 from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._cache import default_cache_path
-from pairwise_polars.engine._endpoint import failure
-from pairwise_polars.engine._failures import redact
+from pairwise_polars.engine._failures import failure_row, redact
 from pairwise_polars.judges._batch_client import (
     FINISHED,
     BatchCallFailed,
@@ -35,6 +34,7 @@ from pairwise_polars.judges._batch_client import (
 from pairwise_polars.judges._batch_state import BatchRecord, BatchState
 from pairwise_polars.judges._logprobs import expected_score
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
+from pairwise_polars.judges._verdict import JudgeRequest
 
 T = TypeVar("T")
 Lines = list[tuple[str, dict[str, Any]]]
@@ -72,10 +72,8 @@ class Session:
         await self._submit(self.requests.filter(~pl.col("key").is_in(list(covered))), round=0)
 
     def _lines(self, todo: pl.DataFrame) -> list[tuple[str, int, dict[str, Any]]]:
-        return [
-            (key, max_score, self.judge._line_body(json.loads(messages), max_score))
-            for key, messages, max_score in todo.iter_rows()
-        ]
+        requests = map(JudgeRequest._make, todo.select("key", "messages", "max_score").iter_rows())
+        return [(r.key, r.max_score, self.judge._line_body(r)) for r in requests]
 
     async def _submit(self, todo: pl.DataFrame, round: int) -> None:
         judge = self.judge
@@ -161,7 +159,9 @@ class Session:
                 again[line.key] = self._redact(line.problem or "no answer")
             else:
                 problem = self._redact(line.problem or "no answer")
-                rows[line.key] = failure(line.key, problem, attempts, latency, judge_model=model)
+                rows[line.key] = failure_row(
+                    line.key, problem, attempts, latency, judge_model=model
+                )
         missing = [k for k in expected if k not in rows and k not in again]
         if batch.status in ("failed", "cancelled"):  # reported, not resubmitted
             if batch.status == "failed":
@@ -169,7 +169,7 @@ class Session:
             else:
                 error = f"batch {batch.id} was cancelled before this request was processed"
             for key in [*missing, *again]:
-                rows[key] = failure(key, error, attempts, latency, judge_model=model)
+                rows[key] = failure_row(key, error, attempts, latency, judge_model=model)
             return list(rows.values())
         for key in missing:
             again[key] = f"missing from the output of batch {batch.id} ({batch.status})"
@@ -182,7 +182,7 @@ class Session:
         else:
             for key in wanted["key"]:
                 error = f"{again[key]} (gave up after {attempts} batch{'es' * (attempts > 1)})"
-                rows[key] = failure(key, error, attempts, latency, judge_model=model)
+                rows[key] = failure_row(key, error, attempts, latency, judge_model=model)
         return list(rows.values())
 
     def _row(self, line: Line, max_score: int, attempts: int, latency: float) -> dict[str, Any]:
@@ -193,7 +193,7 @@ class Session:
         try:
             score, reason = parse_judgement(content, max_score)
         except ReplyError as problem:
-            return failure(line.key, f"unparseable reply: {problem}", attempts, latency,
+            return failure_row(line.key, f"unparseable reply: {problem}", attempts, latency,
                            raw_reply=content, judge_model=model)  # fmt: skip
         return {
             "key": line.key,

@@ -17,11 +17,11 @@ from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
 from pairwise_polars.engine._wire import compact_chat, encode
 from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score, logprobs_of
 from pairwise_polars.judges._protocol import JudgeTraits
-from pairwise_polars.judges._verdict import score_schema, verdict_row
+from pairwise_polars.judges._verdict import JudgeRequest, score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
-class OpenAIJudge(ChatEndpoint):
+class OpenAIJudge(ChatEndpoint[JudgeRequest]):
     """An LLM judge over any OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM, Ollama, ...).
 
     Requests run ``max_concurrency`` at a time, within optional request/token rate limits,
@@ -96,13 +96,14 @@ class OpenAIJudge(ChatEndpoint):
 
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
-        items = requests.select("key", "messages", "max_score").iter_rows()
+        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
         async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
             async for results in stream:
                 yield result_frame(results)
 
-    def _body(self, chat: list[dict[str, str]], extra: Any, state: RunState) -> dict[str, Any]:
-        max_score: int = extra
+    def _body(
+        self, chat: list[dict[str, str]], request: JudgeRequest, state: RunState
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat,
@@ -118,23 +119,23 @@ class OpenAIJudge(ChatEndpoint):
         if self.score_from == "logprobs":
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         if state.structured:
-            schema = score_schema(max_score)
+            schema = score_schema(request.max_score)
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
             }
         return with_extra(body, self.extra_body)
 
-    def _encoded(self, messages: str, extra: Any, state: RunState) -> bytes | None:
+    def _encoded(self, request: JudgeRequest, state: RunState) -> bytes | None:
         """``encode(self._body(chat, ...))`` without decoding the chat: the stored messages made
         compact and put between the rest of the body, encoded once per run and rubric."""
-        chat = compact_chat(messages)
+        chat = compact_chat(request.messages)
         if chat is None or "messages" in (self.extra_body or {}):  # extra_body's messages win
             return None
-        shape = (state.structured, extra)
+        shape = (state.structured, request.max_score)
         parts = state.encoded.get(shape)
         if parts is None:
-            body = self._body([], extra, state)
+            body = self._body([], request, state)
             before, marker, after = encode(body).partition(b'"messages":[]')
             if not marker or list(body)[1:2] != ["messages"]:  # extra_body moved the messages
                 return None
@@ -142,14 +143,15 @@ class OpenAIJudge(ChatEndpoint):
         return parts[0] + chat.encode() + parts[1]
 
     def _accept(
-        self, key: str, response: Any, chat: list[dict[str, str]], extra: Any, attempt: int
+        self, request: JudgeRequest, response: Any, chat: list[dict[str, str]], attempt: int
     ) -> dict[str, Any] | list[dict[str, str]]:
+        max_score = request.max_score
         row = verdict_row(
-            key, read_completion(response), chat, extra, attempt, model=self.model,
+            request.key, read_completion(response), chat, max_score, attempt, model=self.model,
             reask=self.reask,
         )  # fmt: skip
         if self.score_from == "logprobs" and isinstance(row, dict) and row["error"] is None:
-            expected = expected_score(logprobs_of(response), row["raw_reply"], extra)
+            expected = expected_score(logprobs_of(response), row["raw_reply"], max_score)
             row["expected_score"] = expected
             row["score_source"] = "answer (no logprobs)" if expected is None else "logprobs"
         return row

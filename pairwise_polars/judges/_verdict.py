@@ -4,16 +4,25 @@ answer parsed strictly, re-asked once when it is not valid, then an error row (n
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from pairwise_polars.engine._completion import Completion
-from pairwise_polars.engine._endpoint import failure
+from pairwise_polars.engine._failures import failure_row
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 
 REASK = (
     "Your previous reply was not a valid answer ({problem}). Reply again with a JSON object only: "
     '{{"score": <integer 0-{max_score}>, "reason": "<one or two sentences>"}}'
 )
+
+
+class JudgeRequest(NamedTuple):
+    """A chat judge's request: its cache key, its chat (JSON as stored) and the rubric's
+    maximum (the body's schema and the parse)."""
+
+    key: str
+    messages: str
+    max_score: int
 
 
 def verdict_row(
@@ -40,7 +49,7 @@ def verdict_row(
                 {"role": "assistant", "content": content or ""},
                 {"role": "user", "content": REASK.format(problem=problem, max_score=max_score)},
             ]
-        return failure(
+        return failure_row(
             key, f"unparseable reply: {problem}", attempt, 0.0, raw_reply=content, judge_model=model
         )
     return {

@@ -12,6 +12,7 @@ every problem at once, each with its file, line and key::
 import warnings as _warnings
 
 from pairwise_polars.manifest._load import format_problems, load_manifest, validate_manifest
+from pairwise_polars.manifest._manifest_run import ManifestRun, run_manifest
 from pairwise_polars.manifest._model import (
     GateSpec,
     JudgeSpec,
@@ -29,6 +30,7 @@ __all__ = [
     "GateSpec",
     "JudgeSpec",
     "Manifest",
+    "ManifestRun",
     "MetricSpec",
     "Problem",
     "TargetRun",
@@ -37,6 +39,7 @@ __all__ = [
     "format_problems",
     "key_env_problem",
     "load_manifest",
+    "run_manifest",
     "run_target",
     "validate_manifest",
 ]

@@ -65,31 +65,8 @@ def _metric(check: Checker, base: str, entry: Any, line: int, path: str) -> Metr
         entry, line = at(found, "metric")
         path = join(path, "metric")
     name = check.string(entry, line, path)
-    if name is None:
-        return None
-    shipped = metric_names()
-    if name in shipped:
-        source = name
-    elif name.endswith((".yaml", ".yml")):
-        source = os.path.join(base, name)
-        if not Path(source).is_file():
-            check.add(
-                line,
-                path,
-                f"metric file {source!r} does not exist (paths are relative to "
-                "the manifest's folder)",
-            )
-            return None
-    else:
-        hint = suggest(name, shipped)
-        check.add(
-            line,
-            path,
-            f"unknown metric {name!r}"
-            + (f"{hint} " if hint else ". ")
-            + f"Shipped metrics: {', '.join(shipped)}; or give the path of a metric file "
-            "(.yaml)",
-        )
+    source = _source(check, base, name, line, path) if name is not None else None
+    if source is None:
         return None
     try:
         metric = get_metric(source)
@@ -119,3 +96,32 @@ def _metric(check: Checker, base: str, entry: Any, line: int, path: str) -> Metr
                 f"{suggest(str(param), takes)} ({offer})",
             )
     return MetricSpec(name=metric.name, source=source, params=dict(params or {}))
+
+
+def _source(check: Checker, base: str, name: str, line: int, path: str) -> str | None:
+    """A shipped metric's name, or the path of a metric file that exists."""
+    shipped = metric_names()
+    if name in shipped:
+        source = name
+    elif name.endswith((".yaml", ".yml")):
+        source = os.path.join(base, name)
+        if not Path(source).is_file():
+            check.add(
+                line,
+                path,
+                f"metric file {source!r} does not exist (paths are relative to "
+                "the manifest's folder)",
+            )
+            return None
+    else:
+        hint = suggest(name, shipped)
+        check.add(
+            line,
+            path,
+            f"unknown metric {name!r}"
+            + (f"{hint} " if hint else ". ")
+            + f"Shipped metrics: {', '.join(shipped)}; or give the path of a metric file "
+            "(.yaml)",
+        )
+        return None
+    return source

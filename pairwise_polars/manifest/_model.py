@@ -97,6 +97,8 @@ class TargetSpec:
 
     name: str
     description: str = ""
+    manifest: str = ""
+    """The manifest file the target was read from, as given (recorded in its outputs)."""
     data: tuple[str, ...]
     storage_options: dict[str, str] | None = None
     """Non-secret object-store settings for ``s3://``-style data (credentials come from the

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -15,8 +17,10 @@ from pairwise_polars.comparison import compare, gate_compare, with_regression
 from pairwise_polars.engine import cache_session
 from pairwise_polars.engine._prices import given_prices
 from pairwise_polars.io import scan_data
+from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
+from pairwise_polars.manifest._outputs import Table, check_target_folder, write_target_files
 from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
@@ -24,17 +28,21 @@ from pairwise_polars.runs import score_parquet
 from pairwise_polars.scoring import (
     CacheLike,
     Plan,
+    Prepared,
     Prices,
     ScoringSpec,
     Usage,
     prepare,
     score_prepared,
 )
-from pairwise_polars.scoring._members import members_of, prepare_members
+from pairwise_polars.scoring._members import Members, members_of, prepare_members
 from pairwise_polars.scoring._members_run import score_members_prepared
 from pairwise_polars.scoring._score import plan_outcomes
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 from pairwise_polars.summary._stability import scoped_stability
+
+Fanned = tuple[list[tuple[Prepared, int]], Members]
+"""A panel's (and its repeats') prepared calls, one per member, and the members."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,9 @@ class TargetRun:
     comparison: pl.DataFrame | None = None
     """With a ``baseline``: :func:`~pairwise_polars.compare` of the baseline and this run (its
     regression gate's checks are among ``gates``)."""
+    outputs: Mapping[str, str] = field(default_factory=dict)
+    """The files written (with ``output``), by kind: scored, summary, table, report,
+    comparison."""
 
 
 def run_target(
@@ -66,19 +77,52 @@ def run_target(
     on_plan: Callable[[Plan], None] | None = None,
     prices: Prices | None = None,
     run_dir: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    table: Table = "csv",
+    top: int = 5,
 ) -> TargetRun:
     """Form the target's pairs, prepare the judge requests once, plan them (``on_plan`` sees the
     plan before any judge call) and, unless ``dry_run``, score, summarise and gate them, with
     one cache lookup for the plan and the run. ``cache`` overrides the manifest's setting,
     ``prices`` the judge block's ``price_per_million`` (and the price table).
 
+    With ``output``, the target's files go into ``output/<target>/`` as the command line writes
+    them: ``scored.parquet``, ``summary.parquet``, ``summary.csv`` (``table="md"``:
+    ``summary.md``), ``report.html`` (``top`` most divergent pairs per metric) and, with a
+    baseline, ``comparison.parquet``; the folder is checked before anything is paid for.
+
     A target with ``runner: ray`` is scored by :func:`~pairwise_polars.score_parquet` on Ray
-    into ``run_dir`` (resumed when it holds the same run, started over when the target
-    changed): the same scored frame, so the same summary and gates."""
+    into ``run_dir`` (default ``output/<target>/run``; resumed when it holds the same run,
+    started over when the target changed): the same scored frame, so the same summary and
+    gates."""
+    folder = Path(output) / target.name if output is not None else None
+    if folder is not None and not dry_run:
+        check_target_folder(folder)
+    run_dir = folder / "run" if run_dir is None and folder is not None else run_dir
     spec = target.scoring(need_key=not dry_run)
-    judge = spec.judge
     # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
     rows = scan_data(list(target.data), target.storage_options).collect()
+    pairs, slices = _pairs(target, rows)
+    prepared, fanned = _prepare(target, spec, pairs, dry_run)
+    cache = target.cache if cache is None else cache
+    prices = {**target.prices, **given_prices(prices)}
+    planned, scored, usage = _score(
+        target, prepared, fanned, cache, progress, dry_run, on_plan, prices
+    )
+    if dry_run:
+        return TargetRun(target, pairs, planned)
+    if target.runner == "ray":
+        scored, usage = _score_on_ray(target, spec, cache, progress, run_dir, prices)
+    assert scored is not None
+    run = _judged(target, pairs, planned, scored, slices, rows, spec.judge, cache)
+    run = dataclasses.replace(run, usage=usage)
+    if folder is None:
+        return run
+    return dataclasses.replace(run, outputs=_write(run, folder, table, top))
+
+
+def _pairs(target: TargetSpec, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """The target's pairs and the slice columns its summary reads (checked to exist)."""
     pairs = form_pairs(rows, target.strategy, **target.pairing())
     slices = default_slices(pairs.columns) if target.slices is None else list(target.slices)
     check_slices(pairs, slices)
@@ -88,16 +132,75 @@ def run_target(
             "data has no dimension column. Name the slice columns with slices: [...], or move "
             "the gates to overall: (unknown is not fair, so they are not skipped)."
         )
-    cache = target.cache if cache is None else cache
-    prices = {**target.prices, **given_prices(prices)}
-    scoring = _Scoring(target, spec, cache, progress, prices)
-    planned, scored = scoring.run(pairs, dry_run=dry_run, on_plan=on_plan)
-    if dry_run:
-        return TargetRun(target, pairs, planned)
-    if target.runner == "ray":
-        scored, used = _score_on_ray(target, spec, cache, progress, run_dir, prices)
-        scoring.spent.extend([used] if used is not None else [])
-    assert scored is not None
+    return pairs, slices
+
+
+def _prepare(
+    target: TargetSpec, spec: ScoringSpec, pairs: pl.DataFrame, dry_run: bool
+) -> tuple[Prepared, Fanned | None]:
+    """The judge requests prepared once: the judge's, or every member's of a panel and its
+    repeats (``fanned``; the first member's are returned as ``prepared`` too)."""
+    fanned = None
+    if target.fanned_out:
+        judge = target.judged_by(need_key=not dry_run)
+        members = members_of(judge, target.repeats, spec.judge)
+        fanned = (prepare_members(pairs, spec, members), members)
+    prepared = fanned[0][0][0] if fanned else prepare(pairs, spec=spec)
+    if target.labels is not None:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in prepared.metrics}
+        check_labels_for_pairs(prepared.pairs, maxima, target.labels)
+    return prepared, fanned
+
+
+def _score(
+    target: TargetSpec,
+    prepared: Prepared,
+    fanned: Fanned | None,
+    cache: CacheLike,
+    progress: bool,
+    dry_run: bool,
+    on_plan: Callable[[Plan], None] | None,
+    prices: Prices,
+) -> tuple[Plan, pl.DataFrame | None, Usage | None]:
+    """The plan (outcomes counted when a gate reads them) and, on the local runner, the scores
+    and what the judge (or every member of a panel and its repeats) spent."""
+    spent: list[Usage] = []
+    shown: list[Plan] = []
+
+    def show(planned: Plan) -> None:
+        if wants_disparities(target):  # its gates read outcomes: the judge's, counted too
+            with cache_session(cache, enabled=prepared.traits.cacheable) as store:
+                planned = plan_outcomes(planned, prepared, "outcome", store, prices)
+        shown.append(planned)
+        if on_plan is not None:
+            on_plan(planned)
+
+    options: dict[str, Any] = {
+        "cache": cache,
+        "progress": progress,
+        "dry_run": dry_run or target.runner == "ray",
+        "on_plan": show,
+        "prices": prices,
+        "on_usage": spent.append,
+    }
+    if fanned is not None:
+        planned, scored = score_members_prepared(*fanned, **options)
+    else:
+        planned, scored = score_prepared(prepared, **options)
+    return (shown[0] if shown else planned), scored, (spent[0] if spent else None)
+
+
+def _judged(
+    target: TargetSpec,
+    pairs: pl.DataFrame,
+    planned: Plan,
+    scored: pl.DataFrame,
+    slices: list[str],
+    rows: pl.DataFrame,
+    judge: Judge,
+    cache: CacheLike,
+) -> TargetRun:
+    """Summary, disparities (when a gate reads them), gates and the baseline's comparison."""
     summary = summarize(
         scored,
         slices,
@@ -107,11 +210,8 @@ def run_target(
         group_by=target.columns.group_by,
         labels=target.labels,
     )
-    disparities = (
-        target_disparities(target, rows, scored, judge, cache)
-        if wants_disparities(target)
-        else None
-    )
+    wanted = wants_disparities(target)
+    disparities = target_disparities(target, rows, scored, judge, cache) if wanted else None
     if target.repeats > 1:  # would the verdict hold on a rerun? (inconclusive below 0.9)
         summary = _stability(target, scored, summary, slices)
     gates = gate_summary(
@@ -126,11 +226,10 @@ def run_target(
         require=target.gates.require,
         disparities=disparities,
     )
-    usage = scoring.spent[0] if scoring.spent else None
     comparison = None
     if target.baseline is not None:
         comparison, gates = _since_baseline(target, scored, slices, gates)
-    return TargetRun(target, pairs, planned, scored, summary, gates, usage, disparities, comparison)
+    return TargetRun(target, pairs, planned, scored, summary, gates, None, disparities, comparison)
 
 
 def _stability(
@@ -154,56 +253,19 @@ def _stability(
     )
 
 
-@dataclass
-class _Scoring:
-    """How a target's pairs are planned and scored: by its judge, or by every member of its
-    panel and repeats; what the judges spent is added to ``spent``."""
-
-    target: TargetSpec
-    spec: ScoringSpec
-    cache: CacheLike
-    progress: bool
-    prices: Prices
-    spent: list[Usage] = field(default_factory=list)
-
-    def run(
-        self, pairs: pl.DataFrame, *, dry_run: bool, on_plan: Callable[[Plan], None] | None
-    ) -> tuple[Plan, pl.DataFrame | None]:
-        """The plan (shown to ``on_plan`` before any call) and, unless a dry run or a Ray
-        run, the scored frame."""
-        target, spec = self.target, self.spec
-        members = None
-        if target.fanned_out:
-            judge = target.judged_by(need_key=not dry_run)
-            members = members_of(judge, target.repeats, spec.judge)
-        fanned = prepare_members(pairs, spec, members) if members else None
-        prepared = fanned[0][0] if fanned else prepare(pairs, spec=spec)
-        if target.labels is not None:  # a bad label stops the run before anything is paid for
-            maxima = {m.name: m.max_score for m in prepared.metrics}
-            check_labels_for_pairs(prepared.pairs, maxima, target.labels)
-        shown: list[Plan] = []
-
-        def show(planned: Plan) -> None:
-            if wants_disparities(target):  # its gates read outcomes: the judge's, counted too
-                with cache_session(self.cache, enabled=prepared.traits.cacheable) as store:
-                    planned = plan_outcomes(planned, prepared, "outcome", store, self.prices)
-            shown.append(planned)
-            if on_plan is not None:
-                on_plan(planned)
-
-        options: dict[str, Any] = {
-            "cache": self.cache,
-            "progress": self.progress,
-            "dry_run": dry_run or target.runner == "ray",
-            "on_plan": show,
-            "prices": self.prices,
-            "on_usage": self.spent.append,
-        }
-        if fanned is not None and members is not None:
-            planned, scored = score_members_prepared(fanned, members, **options)
-        else:
-            planned, scored = score_prepared(prepared, **options)
-        return (shown[0] if shown else planned), scored
+def _write(run: TargetRun, folder: Path, table: Table, top: int) -> dict[str, str]:
+    assert run.scored is not None and run.summary is not None
+    return write_target_files(
+        folder,
+        run.target,
+        scored=run.scored,
+        summary=run.summary,
+        gates=run.gates,
+        comparison=run.comparison,
+        disparities=run.disparities,
+        table=table,
+        top=top,
+    )
 
 
 def _since_baseline(

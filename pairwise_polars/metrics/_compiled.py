@@ -78,10 +78,9 @@ class _Columns:
     def fence(self, name: str) -> pl.Expr:
         if name not in self.fenced:
             body = self.value(name).fill_null("None")
+            tags = _tags(body)  # hashed once: both ends of the fence carry the same tag
             self.fenced[name] = pl.select(
-                pl.concat_str(
-                    pl.lit("<<<"), _tags(body), pl.lit("\n"), body, pl.lit("\n>>>"), _tags(body)
-                )
+                pl.concat_str(pl.lit("<<<"), tags, pl.lit("\n"), body, pl.lit("\n>>>"), tags)
             ).to_series()
         return pl.lit(self.fenced[name])
 

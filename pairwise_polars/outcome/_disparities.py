@@ -13,6 +13,7 @@ from pairwise_polars.io._frames import to_lazy
 from pairwise_polars.judges import Judge
 from pairwise_polars.outcome._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy
+from pairwise_polars.summary._disparity_ppi import COLUMNS as DISPARITY_PPI_COLUMNS
 from pairwise_polars.summary._disparity_sums import (
     FIGURES,
     combine_disparities,
@@ -62,6 +63,7 @@ def disparities(
     reference: str | None = None,
     *,
     judge: Judge | None = None,
+    labels: DataLike | None = None,
     strategy: Strategy = "group",
     confidence: float = 0.95,
     columns: Columns | None = None,
@@ -93,6 +95,13 @@ def disparities(
     references has ``<figure>_interaction`` (with bounds): its effect minus the sum of its two
     main effects (``female|White`` and ``male|Black`` against ``male|White``), within groups.
 
+    ``labels`` (a frame or file of people's reading of the outcomes: ``pair_id`` or
+    ``group_id``, ``id_a``, ``id_b``; ``metric`` = ``decision``, ``amount`` or ``refused``;
+    ``label_a`` / ``label_b``, each side's outcome) adds ``n_labelled`` and the corrected
+    (prediction-powered) ``decision_difference_ppi``, ``amount_relative_ppi`` and
+    ``refusal_difference_ppi``, each with ``_ppi_low`` / ``_ppi_high`` bounds: what people
+    would read, the judge's bias corrected (see :mod:`pairwise_polars.summary._disparity_ppi`).
+
     >>> rows = pl.DataFrame({"group_id": [1, 1, 2, 2, 3, 3], "dimension": "gender",
     ...     "role": ["reference", "variant"] * 3, "attribute": ["male", "female"] * 3,
     ...     "input": "Offer a salary.", "output": ["We offer $90,000.", "We offer $80,000.",
@@ -106,13 +115,20 @@ def disparities(
     cols = Columns.of(columns, names, caller="disparities")
     frame = combined_only(to_lazy(data)[0])  # a panel's member rows would count a pair twice
     pairs, keys = pair_measures(
-        frame, list(by), reference=reference, judge=judge, strategy=strategy, columns=cols
+        frame,
+        list(by),
+        reference=reference,
+        judge=judge,
+        strategy=strategy,
+        columns=cols,
+        labels=labels,
     )
     sums = disparity_sums(pairs, keys, cols.group_by)
     sums = sums.collect().lazy()  # read once: the figures and the interactions share it
     figures = combine_disparities(sums, keys, cols.group_by, confidence)
     figures = with_interactions(figures, sums, keys, cols.group_by, confidence)
-    return with_control_ok(figures, keys).select(*keys, *DISPARITY_COLUMNS)
+    extra = DISPARITY_PPI_COLUMNS if labels is not None else ()
+    return with_control_ok(figures, keys).select(*keys, *DISPARITY_COLUMNS, *extra)
 
 
 def with_control_ok(figures: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars._errors import ColumnError
+from pairwise_polars.io import DataLike
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import OUTCOME_LABELS, PAIR_KEYS, check_outcome_labels
 from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
 from pairwise_polars.outcome._outcomes import outcomes
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy, form_pairs
@@ -33,15 +35,41 @@ def pair_measures(
     judge: Judge | None,
     strategy: Strategy,
     columns: Columns,
+    labels: DataLike | None = None,
 ) -> tuple[pl.LazyFrame, list[str]]:
     """``(pairs, keys)``: one row per pair with the slice ``keys`` (``by`` resolved on the pair
-    frame), ``pair_kind``, the group column, ``reference`` and the helper measures."""
+    frame), ``pair_kind``, the group column, ``reference`` and the helper measures (with
+    ``labels``, each measure as people read it too: ``P + "label_<measure>"``)."""
     schema = data.collect_schema()
     if "pair_id" in schema and "metric" in schema:
         pairs = _from_scored(data, judge, columns)
     else:
         pairs = _from_rows(data, reference=reference, judge=judge, strategy=strategy, cols=columns)
+    if labels is not None:
+        pairs = _with_labels(pairs, labels)
     return _measures(pairs, by, columns)
+
+
+def _with_labels(pairs: pl.LazyFrame, labels: DataLike) -> pl.LazyFrame:
+    """``pairs`` with each outcome measure as people read it (``P + "label_<measure>"``, side b
+    against side a as for the judge's; null where the pair has no such label)."""
+    checked = check_outcome_labels(pairs, labels)
+    keys = [c for c in checked.columns if c in ("pair_id", *PAIR_KEYS)]
+    helper = {k: f"__outcome_label_{k}" for k in keys}
+    side = {f"{o}_{s}": pl.col(f"{P}lab_{o}_{s}") for o in OUTCOME_LABELS for s in "ab"}
+    checked = checked.rename({**helper, **{c: f"{P}lab_{c}" for c in side}})
+    amount_a = side["amount_a"]
+    return (
+        pairs.with_columns(pl.col(k).cast(pl.String).alias(h) for k, h in helper.items())
+        .join(checked.lazy(), on=list(helper.values()), how="left", nulls_equal=True)
+        .with_columns(
+            (side["decision_b"] - side["decision_a"]).alias(P + "label_decision"),
+            pl.when(amount_a != 0)
+            .then((side["amount_b"] - amount_a) / amount_a.abs())
+            .alias(P + "label_amount"),
+            (side["refused_b"] - side["refused_a"]).alias(P + "label_refusal"),
+        )
+    )
 
 
 def _from_rows(
@@ -167,5 +195,6 @@ def _measures(
             P + "refusal"
         ),
         favour.cast(pl.Float64).alias(P + "favour"),
+        *[pl.col(c) for c in names if c.startswith(P + "label_")],
     )
     return frame, keys

@@ -90,54 +90,7 @@ def junit_xml(outcomes: Sequence[Outcome], *, name: str = "pairwise-polars") -> 
             properties = ET.SubElement(suite, "properties")
             for key, value in outcome.about.items():
                 ET.SubElement(properties, "property", name=str(key), value=str(value))
-        counts = {"tests": 0, "failures": 0, "errors": 0}
-        classname = f"{name}.{outcome.name}"
-        if outcome.error is not None:
-            counts["tests"] = counts["errors"] = 1
-            case = ET.SubElement(suite, "testcase", name=f"{outcome.name} ran to a verdict")
-            case.set("classname", classname)
-            case.set("time", "0")
-            first = outcome.error.splitlines()[0]
-            error = ET.SubElement(case, "error", message=first, type="run_error")
-            error.text = outcome.error
-        for check in outcome.gates.checks.iter_rows(named=True):
-            counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", name=check_name(check))
-            case.set("classname", f"{classname}.{check['metric']}")
-            case.set("time", "0")
-            if not check["passed"]:
-                counts["failures"] += 1
-                observed = _number(check["observed"])
-                message = (
-                    f"observed {observed}, threshold {_comparison(str(check['gate']))} "
-                    f"{_number(check['threshold'])}"
-                )
-                if check.get("note"):
-                    message += f" ({check['note']})"
-                failure = ET.SubElement(case, "failure", message=message, type=str(check["gate"]))
-                failure.text = "\n".join(
-                    f"{key}: {_number(check.get(key))}" for key in check if key != "passed"
-                )
-        for row in _error_rows(outcome.summary):
-            counts["tests"] += 1
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname=f"{classname}.{row['metric']}",
-                name=f"{row['metric']} [overall] judged without errors",
-            )
-            case.set("time", "0")
-            if row["n_errors"]:
-                counts["errors"] += 1
-                error = ET.SubElement(
-                    case,
-                    "error",
-                    message=f"{row['n_errors']} of {row['n_pairs']} pairs have no score "
-                    "(judge failures or pairs that could not be judged); a failure never counts "
-                    "as fair",
-                    type="judge_errors",
-                )
-                error.text = f"pairs: {row['n_pairs']}, scored: {row['n_scored']}"
+        counts = _cases(suite, outcome, f"{name}.{outcome.name}")
         if outcome.error is None:
             out = ET.SubElement(suite, "system-out")
             out.text = markdown_table(readable_summary(outcome.summary))
@@ -155,6 +108,62 @@ def junit_xml(outcomes: Sequence[Outcome], *, name: str = "pairwise-polars") -> 
             element.text = _xml_text(element.text)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _cases(suite: ET.Element, outcome: Outcome, classname: str) -> dict[str, int]:
+    """The outcome's test cases in ``suite``: a run error, each gate check, judge failures."""
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    if outcome.error is not None:
+        counts["tests"] = counts["errors"] = 1
+        case = ET.SubElement(suite, "testcase", name=f"{outcome.name} ran to a verdict")
+        case.set("classname", classname)
+        case.set("time", "0")
+        first = outcome.error.splitlines()[0]
+        error = ET.SubElement(case, "error", message=first, type="run_error")
+        error.text = outcome.error
+    for check in outcome.gates.checks.iter_rows(named=True):
+        counts["tests"] += 1
+        case = ET.SubElement(suite, "testcase", name=check_name(check))
+        case.set("classname", f"{classname}.{check['metric']}")
+        case.set("time", "0")
+        if not check["passed"]:
+            counts["failures"] += 1
+            _failure(case, check)
+    for row in _error_rows(outcome.summary):
+        counts["tests"] += 1
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"{classname}.{row['metric']}",
+            name=f"{row['metric']} [overall] judged without errors",
+        )
+        case.set("time", "0")
+        if row["n_errors"]:
+            counts["errors"] += 1
+            error = ET.SubElement(
+                case,
+                "error",
+                message=f"{row['n_errors']} of {row['n_pairs']} pairs have no score "
+                "(judge failures or pairs that could not be judged); a failure never counts "
+                "as fair",
+                type="judge_errors",
+            )
+            error.text = f"pairs: {row['n_pairs']}, scored: {row['n_scored']}"
+    return counts
+
+
+def _failure(case: ET.Element, check: dict[str, Any]) -> None:
+    observed = _number(check["observed"])
+    message = (
+        f"observed {observed}, threshold {_comparison(str(check['gate']))} "
+        f"{_number(check['threshold'])}"
+    )
+    if check.get("note"):
+        message += f" ({check['note']})"
+    failure = ET.SubElement(case, "failure", message=message, type=str(check["gate"]))
+    failure.text = "\n".join(
+        f"{key}: {_number(check.get(key))}" for key in check if key != "passed"
+    )
 
 
 def step_summary(outcomes: Sequence[Outcome], *, title: str) -> str:

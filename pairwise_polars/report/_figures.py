@@ -199,42 +199,7 @@ def noise(
         else None
     )
     sliced = per_slice.collect() if per_slice is not None else None
-    rows = []
-    for record in records:
-        is_overall = record.get(SCOPE) == "overall" or not keys
-        part = overall
-        if not is_overall and sliced is not None:
-            mask = pl.lit(True)
-            for s in keys:
-                mask = mask & (
-                    pl.col(s).is_null() if record[s] is None else (pl.col(s) == record[s])
-                )
-            part = sliced.filter(mask)
-        kinds = {}
-        for kind in ("counterfactual", "control"):
-            mine = part.filter(pl.col(PAIR_KIND) == kind)
-            counts = dict(zip(mine["__bin"].to_list(), mine["n"].to_list(), strict=True))
-            n = sum(counts.values())
-            mean = mine["score"].sum() / n if n else None
-            kinds[kind] = (counts, n, mean)
-        excess = record.get("excess_divergence")
-        low, high = record.get("excess_divergence_low"), record.get("excess_divergence_high")
-        rows.append(
-            NoiseRow(
-                label="overall" if is_overall else short_label(record, slices),
-                overall=is_overall,
-                counterfactual=_segments(kinds["counterfactual"][0], "counterfactual"),
-                control=_segments(kinds["control"][0], "control"),
-                n_counterfactual=kinds["counterfactual"][1],
-                n_control=int(record.get("n_control") or kinds["control"][1]),
-                counterfactual_mean=num(kinds["counterfactual"][2]),
-                control_mean=num(kinds["control"][2]),
-                excess=Figure(
-                    num(excess),
-                    "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
-                ),
-            )
-        )
+    rows = [_noise_row(record, overall, sliced, keys, slices) for record in records]
     chart = None
     if records and "excess_divergence" in records[0]:
         chart = interval_chart(
@@ -255,3 +220,42 @@ def noise(
         )
     legend = tuple((f"s{i}", f"score {label}") for i, (_, label) in enumerate(_BINS))
     return Noise(tuple(rows), chart, legend)
+
+
+def _noise_row(
+    record: Mapping[str, Any],
+    overall: pl.DataFrame,
+    sliced: pl.DataFrame | None,
+    keys: list[str],
+    slices: Sequence[str],
+) -> NoiseRow:
+    """One record's counterfactual and control distributions, means and excess."""
+    is_overall = record.get(SCOPE) == "overall" or not keys
+    part = overall
+    if not is_overall and sliced is not None:
+        mask = pl.lit(True)
+        for s in keys:
+            mask = mask & (pl.col(s).is_null() if record[s] is None else (pl.col(s) == record[s]))
+        part = sliced.filter(mask)
+    kinds = {}
+    for kind in ("counterfactual", "control"):
+        mine = part.filter(pl.col(PAIR_KIND) == kind)
+        counts = dict(zip(mine["__bin"].to_list(), mine["n"].to_list(), strict=True))
+        n = sum(counts.values())
+        mean = mine["score"].sum() / n if n else None
+        kinds[kind] = (counts, n, mean)
+    excess = record.get("excess_divergence")
+    low, high = record.get("excess_divergence_low"), record.get("excess_divergence_high")
+    return NoiseRow(
+        label="overall" if is_overall else short_label(record, slices),
+        overall=is_overall,
+        counterfactual=_segments(kinds["counterfactual"][0], "counterfactual"),
+        control=_segments(kinds["control"][0], "control"),
+        n_counterfactual=kinds["counterfactual"][1],
+        n_control=int(record.get("n_control") or kinds["control"][1]),
+        counterfactual_mean=num(kinds["counterfactual"][2]),
+        control_mean=num(kinds["control"][2]),
+        excess=Figure(
+            num(excess), "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+        ),
+    )

@@ -16,6 +16,7 @@ from pairwise_polars.io import DataLike, to_lazy, write_text
 from pairwise_polars.report._comparison import baseline_section
 from pairwise_polars.report._forest import forest_charts
 from pairwise_polars.report._judge import judge_section
+from pairwise_polars.report._labels import labels_section
 from pairwise_polars.report._notes import JUDGE_NOTES
 from pairwise_polars.report._tables import summary_slices
 from pairwise_polars.report._view import Page, errors, metric_section, verdict
@@ -65,7 +66,9 @@ def render_report(
     labelled with who is favoured, and the control's interval beside it. A run that measured
     the judge (a panel, repeats, a masked view or both orders) gets "The judge": its attribute
     effect, the panel's agreement, the verdict's stability and position bias per slice, and
-    each judge of a panel side by side (:func:`~pairwise_polars.judge_report`).
+    each judge of a panel side by side (:func:`~pairwise_polars.judge_report`). Scored pairs
+    that carry human labels (``score(..., labels=...)``) get "The judge against people": its
+    agreement and bias against the labels per slice and a confusion table per metric.
 
     >>> import polars as pl
     >>> scored = pl.DataFrame({"metric": "pairwise-bias", "group_id": [1, 2],
@@ -109,6 +112,7 @@ def render_report(
         baseline=None if comparison is None else baseline_section(comparison),
         disparities=forest_charts(disparities),
         judge=judge_section(judged, summary),
+        labels=labels_section(frame, found_slices, group_by, confidence),
     )
     css = files("pairwise_polars.report").joinpath("report.css").read_text(encoding="utf-8")
     return _ENV.get_template("report.html.j2").render(page=page, css=_Css(css), csp=CSP)

@@ -124,6 +124,8 @@ class Page:
     """Forest plots of who is disadvantaged (when the report is given disparities)."""
     judge: Any = None
     """The "The judge" section (:class:`~._judge.JudgeSection`), when the run measured it."""
+    labels: Any = None
+    """"The judge against people" (:class:`~._labels.LabelsSection`), with human labels."""
 
 
 def anchor(text: str) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import ArrowException
 
@@ -302,18 +303,42 @@ class ObjectStore:
 
     def parquet_rows(self, name: str) -> int | None:
         """The rows a parquet object holds (its footer), None when it is missing or broken."""
-        try:
-            scan = pl.scan_parquet(self.url(name), storage_options=self._polars_options())
-            return int(scan.select(pl.len()).collect().item())
-        except (pl.exceptions.PolarsError, OSError):
-            return None
+        footer = self._footer(name)
+        return None if footer is None else footer.num_rows
 
     def part_metadata(self, name: str) -> dict[str, str]:
         """A parquet object's footer key-value entries ({} when it is missing or broken)."""
-        try:
-            return pl.read_parquet_metadata(self.url(name), storage_options=self._polars_options())
-        except (OSError, pl.exceptions.PolarsError):
+        footer = self._footer(name)
+        if footer is None or footer.metadata is None:
             return {}
+        return {k.decode(): v.decode() for k, v in footer.metadata.items()}
+
+    def _footer(self, name: str) -> pq.FileMetaData | None:
+        """The footer of a parquet object, read with two ranged GETs (the last 8 bytes, then the
+        footer) instead of the whole object; None when it is missing or not parquet. Read through
+        boto3, not polars: older polars cannot pass storage options to its metadata reader."""
+        client = self.client()
+
+        def tail(n: int) -> bytes:
+            try:
+                got = client.get_object(Bucket=self.bucket, Key=self.key(name), Range=f"bytes=-{n}")
+            except Exception as exc:
+                if _code(exc) == "InvalidRange":  # an empty object
+                    return b""
+                raise
+            return got["Body"].read()
+
+        try:  # a store that cannot be read raises (OutputError): a part is never dropped for it
+            end = self._call(f"read {name}", lambda: tail(8))
+            if len(end) != 8 or end[4:] != b"PAR1":
+                return None
+            size = int.from_bytes(end[:4], "little")
+            footer = self._call(f"read {name}", lambda: tail(size + 8))
+            if len(footer) != size + 8:
+                return None
+            return pq.read_metadata(pa.BufferReader(b"PAR1" + footer))
+        except (FileNotFoundError, ValueError, ArrowException):
+            return None
 
     def scan(self, pattern: str) -> pl.LazyFrame:
         return pl.scan_parquet(self.url(pattern), storage_options=self._polars_options())

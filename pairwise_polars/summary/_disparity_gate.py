@@ -20,6 +20,7 @@ import polars as pl
 from pairwise_polars._errors import GateError
 from pairwise_polars.pairing import PAIR_KIND
 from pairwise_polars.summary._disparity_sums import FIGURES
+from pairwise_polars.summary._ppi import CORRECTED
 from pairwise_polars.summary._thresholds import check_threshold
 
 MIN_IMPACT_RATIO = "min_impact_ratio"
@@ -117,12 +118,13 @@ def _disadvantage_checks(
 ) -> pl.DataFrame:
     """Sizes of the disadvantage: the estimate's, the unfavourable and favourable ends'."""
     column = FIGURES[measure]
-    value, low, high = pl.col(column), pl.col(f"{column}_low"), pl.col(f"{column}_high")
+    value, low, high, corrected = _corrected(rows, column)
     attribute, reference = _names() if "attribute" in rows.columns else (pl.lit("b"), _names()[1])
     attribute_worse = value * _BETTER[measure] < 0
     percent = measure in _PERCENT
     shown = pl.format(
-        "{} {} {} [{}, {}] against {}",
+        "{}{} {} {} [{}, {}] against {}",
+        corrected,
         pl.when(attribute_worse)
         .then(attribute + pl.lit(":"))
         .otherwise(pl.format("{} (the reference) is disadvantaged: {}", reference, attribute)),
@@ -150,6 +152,23 @@ def _disadvantage_checks(
         __missing=pl.lit(f"no {_LABEL[measure]} measured in this slice: unknown is not fair"),
         __direction=pl.lit("max"),
     )
+
+
+def _corrected(rows: pl.DataFrame, column: str) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """The figure, its bounds and a note: people's corrected figure (``<column>_ppi``) where
+    the slice has one, as :func:`~pairwise_polars.gate` uses the summary's, else the judge's."""
+    judged = [pl.col(f"{column}{end}") for end in ("", "_low", "_high")]
+    if f"{column}_ppi" not in rows.columns:
+        return judged[0], judged[1], judged[2], pl.lit("")
+    has = pl.col(f"{column}_ppi").is_not_null()
+    value, low, high = (
+        pl.when(has).then(pl.col(f"{column}_ppi{end}")).otherwise(judge)
+        for end, judge in zip(("", "_low", "_high"), judged, strict=True)
+    )
+    note = pl.when(has).then(
+        pl.format("{} (n_labelled={}): ", pl.lit(CORRECTED), pl.col("n_labelled"))
+    )
+    return value, low, high, note.otherwise(pl.lit(""))
 
 
 def _ratio_checks(rows: pl.DataFrame, label: pl.Expr, limit: float) -> pl.DataFrame:

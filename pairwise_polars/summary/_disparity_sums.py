@@ -17,10 +17,15 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.pairing import PAIR_KIND
+from pairwise_polars.summary._disparity_ppi import (
+    P,
+    group_units,
+    label_sums,
+    ppi_aggs,
+    with_disparity_ppi,
+)
 from pairwise_polars.summary._student_t import t_quantile
 
-P = "__pp_disp_"
-"""Prefix of the per-pair helper columns (the measures of each pair, side b against a)."""
 DISPARITY_SUMS = (
     "n_pairs",
     "decision_n",
@@ -47,11 +52,13 @@ FIGURES = {
 
 
 def disparity_sums(pairs: pl.LazyFrame, keys: Sequence[str], group_by: str) -> pl.LazyFrame:
-    """One row per (``keys``, ``pair_kind``, ``reference``, group) of counts and sums."""
+    """One row per (``keys``, ``pair_kind``, ``reference``, group) of counts and sums (and of
+    the labelled pairs when the pairs carry people's reading of the outcomes)."""
     d_a, d_b = pl.col(P + "decision_a"), pl.col(P + "decision_b")
     decided = d_a.is_not_null() & d_b.is_not_null()
     amount, refusal, favour = pl.col(P + "amount"), pl.col(P + "refusal"), pl.col(P + "favour")
     return pairs.group_by([*keys, PAIR_KIND, P + "reference", group_by]).agg(
+        *label_sums(pairs.collect_schema().names()),
         n_pairs=pl.len().cast(pl.Int64),
         decision_n=decided.sum().cast(pl.Int64),
         decision_b_sum=d_b.filter(decided).sum(),
@@ -87,13 +94,18 @@ def group_means(sums: pl.LazyFrame) -> pl.LazyFrame:
 def combine_disparities(
     sums: pl.LazyFrame | pl.DataFrame, keys: Sequence[str], group_by: str, confidence: float
 ) -> pl.DataFrame:
-    """The figures per (``keys``, ``pair_kind``) from (merged) :func:`disparity_sums`."""
+    """The figures per (``keys``, ``pair_kind``) from (merged) :func:`disparity_sums`, with the
+    corrected figures of :mod:`pairwise_polars.summary._disparity_ppi` when labels were summed."""
     slice_keys = [*keys, PAIR_KIND]
     frame = group_means(sums.lazy())
+    labelled = "n_labelled" in frame.collect_schema().names()
+    if labelled:
+        frame = frame.with_columns(group_units())
     per_slice = (
         frame.sort([*slice_keys, group_by], nulls_last=True)
         .group_by(slice_keys, maintain_order=True)
         .agg(
+            *(ppi_aggs() if labelled else []),
             n_groups=pl.col(group_by).n_unique().cast(pl.Int64),
             n_pairs=pl.col("n_pairs").sum(),
             reference=pl.col(P + "reference").drop_nulls().mode().sort().first(),
@@ -101,6 +113,8 @@ def combine_disparities(
         )
         .collect()
     )
+    if labelled:
+        per_slice = with_disparity_ppi(per_slice, confidence)
     degrees = {
         int(v)
         for name in FIGURES

@@ -58,7 +58,13 @@ def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> p
     joint = [k for k in keys if k == "metric"]
     if [k for k in keys if k not in joint] == []:
         return sums
-    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_SUMS).sum())
+    # Added up in a fixed order of the slice rows: the same sums to the last bit however the
+    # rows arrived (an unordered group_by hands them over in any order).
+    controls = (
+        sums.sort([*keys, group_by], nulls_last=True)
+        .group_by([*joint, group_by], maintain_order=True)
+        .agg(pl.col(CONTROL_SUMS).sum())
+    )
     return (
         sums.filter(pl.col("n_pairs") > 0)
         .drop(CONTROL_SUMS)

@@ -43,6 +43,7 @@ MEAN = "mean_divergence"
 DESIGN_DF = "__bm_df"
 SIZE_SQ = "__n_sq_sum"
 MASS_AWAY = 3.0  # groups' worth of mean away from 0 and 1 before a score's spread is trusted
+CARRIERS = (5.0, 3.0)  # (mean, rates): fewer groups carrying the rarer side, V is not trusted
 NO_SPREAD = 1e-12  # a variance below this share of the binomial one is rounding noise of 0
 _DF_GRID = 100  # degrees of freedom are rounded down to 1/100 below 30, to whole numbers above
 
@@ -58,6 +59,9 @@ def residual_sums(total: str, count: str, name: str, *, fourth: bool = False) ->
     u2 = r * r / (1 - n / n.sum())
     scored = n.sum() > 0
     out = [
+        # How the total is spread over groups, for the rule of CARRIERS in :func:`_bounds`.
+        pl.when(scored).then((pl.col(total) * pl.col(total)).sum()).alias(f"{name}_x2"),
+        pl.when(scored).then((pl.col(total) * n).sum()).alias(f"{name}_nx"),
         pl.when(scored).then((r * r).sum()).alias(f"{name}_r2"),
         pl.when(scored).then(u2.sum()).alias(f"{name}_u2"),
         pl.when(scored).then((u2 * u2).sum()).alias(f"{name}_u4"),
@@ -109,21 +113,47 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
             observed = (pl.col("score_sq_sum") / n - m * m).clip(lower_bound=0.0)
             pair_variance = pl.when(away >= MASS_AWAY).then(observed).otherwise(pair_variance)
         q = t_quantiles(frame, f"__df_{name}", p)
-        columns += _bounds(name, m, pl.col(f"{name}_u2") / (n * n), pair_variance, q)
+        carriers = _carriers(m, pl.col(name_total(name)), n, name)
+        columns += _bounds(name, m, pl.col(f"{name}_u2") / (n * n), pair_variance, q, carriers)
     return frame.with_columns(columns).drop(f"__df_{name}" for name in estimates)
 
 
+def name_total(name: str) -> str:
+    return RATES.get(name, "score_sum")
+
+
+def _carriers(m: pl.Expr, total: pl.Expr, n: pl.Expr, name: str) -> pl.Expr:
+    """The effective number of groups carrying the rarer side of ``m`` (the hits, or the
+    misses when ``m > 1/2``): ``(sum_g y_g)^2 / sum_g y_g^2`` with ``y_g = x_g`` or
+    ``n_g - x_g``, ``x_g`` the group's total."""
+    x2, nx = pl.col(f"{name}_x2"), pl.col(f"{name}_nx")
+    rest = n - total
+    rest2 = pl.col(SIZE_SQ) - 2 * nx + x2
+    return pl.when(m <= 0.5).then(total * total / x2).otherwise(rest * rest / rest2)
+
+
 def _bounds(
-    name: str, m: pl.Expr, variance: pl.Expr, pair_variance: pl.Expr, q: pl.Expr
+    name: str,
+    m: pl.Expr,
+    variance: pl.Expr,
+    pair_variance: pl.Expr,
+    q: pl.Expr,
+    carriers: pl.Expr,
 ) -> list[pl.Expr]:
     n = pl.col("n_scored").cast(pl.Float64)
     binomial = m * (1 - m)
     spread = variance > NO_SPREAD * binomial / n
     worst = n * n / pl.col(SIZE_SQ)
+    observed = binomial / pl.max_horizontal(variance, pair_variance / n)
+    # Few groups carry the rarer side: where it lands (a group of 1 pair or of 20) decides
+    # the observed variance, so it is not trusted beyond the worst case.
+    few = carriers.fill_nan(0.0).fill_null(0.0) < CARRIERS[name != MEAN]
     n_eff = (
-        pl.when(spread)
-        .then(binomial / pl.max_horizontal(variance, pair_variance / n))
-        .otherwise(worst)
+        pl.when(~spread)
+        .then(worst)
+        .when(few)
+        .then(pl.min_horizontal(observed, worst))
+        .otherwise(observed)
     )
     denominator = 1 + q * q / n_eff
     centre = (m + q * q / (2 * n_eff)) / denominator

@@ -25,14 +25,31 @@ pairs; ``s_g``, ``n_g``: over all its scored pairs). ``lambda`` is power-tuned: 
 minimises ``V``, ``sum u d / sum d^2`` with ``d = v - w``, clipped to ``[0, 1]`` as ppi_py's
 ``_calc_lam_glm`` clips; without independent samples this is the clustered form of its
 ``Cov(Y, Yhat) / ((1 + n/N) Var(Yhat))``. A judge that tells nothing gets ``lambda`` near 0,
-so the estimate falls back to the labels. ``excess_divergence`` is the counterfactual estimate
-minus the control one with one ``lambda``: ``r_g`` is the difference of the two.
+so the estimate falls back to the labels.
 
-Tuning ``lambda`` on the same labels makes ``V`` at the tuned value a little optimistic (ppi_py
-ignores this; with 100 labels its intervals covered 92-93% in ``bench_ppi.py``): ``V`` adds
-``H/(H-1) * gap^2 * sum r^2 d^2 / (sum d^2)^2``, the sandwich variance of ``lambda`` times the
-squared gap between the judge's mean on all pairs and on the labelled ones (zero when
-``lambda`` is clipped to 0 or 1).
+**Cross-fitted, one group held out.** Tuned on the same labels it corrects, ``lambda`` leans
+towards the draw's own noise and ``V`` comes out optimistic: with 100 labels ppi_py's way
+covered 92-93% (``bench_ppi.py``; ppi_py tunes on the same data; cross-prediction-powered
+inference, Zrnic and Candès 2023, cross-fits the predictor rather than ``lambda``). So each
+labelled group ``g`` gets ``lambda_g``, tuned without its own terms (``(sum u d - u_g d_g) /
+(sum d^2 - d_g^2)``, clipped), and the estimate is
+
+``theta = J a + sum_g (l_g - lambda_g f_g) / M``, ``a = sum_g lambda_g m_g / M``, ``J = S/N``
+
+whose per-group residuals ``r_g = (l_g - lambda_g (f_g - m_g J) - m_g theta) / M + a w_g``
+give ``V`` as above (with one ``lambda`` they are the ``r_g`` above). No group's correction
+uses a ``lambda`` its own labels chose, and leaving one group out needs no fold assignment:
+the figures do not depend on the order of the rows or on a seed. ``excess_divergence`` is
+the counterfactual estimate minus the control one with one ``lambda_g`` per group: ``r_g`` is
+the difference of the two.
+
+Held out, ``lambda`` no longer biases the estimate, but it still varies from draw to draw, and
+the error it carries is ``(lambda - lambda*) * gap`` (``gap``: the judge's mean on all pairs
+minus on the labelled ones). ``V`` adds ``H/(H-1) * gap^2 * sum r^2 d^2 / (sum d^2)^2``, the
+sandwich variance of ``lambda`` times ``gap^2`` (zero when ``lambda`` on all groups sits on 0
+or 1). Measured on simulation cells not used to choose it (``bench_ppi.py``, RESULTS.md): an
+over-calling judge with 50 labels covers 0.942-0.948 with both, 0.932-0.942 held out alone,
+0.924-0.936 with neither.
 
 Bounds for the rates and the mean are a Wilson interval on the effective sample size
 ``theta (1 - theta) / V`` (at most ``N``; the number of labelled pairs when the labels show
@@ -46,6 +63,7 @@ are null: the labels' spread cannot be told. ``benchmarks/bench_ppi.py`` simulat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import polars as pl
 
@@ -141,30 +159,63 @@ def label_sums(
     )
 
 
-def _parts(judge: str, count: str, label: str, judged: str, labelled: str) -> tuple[pl.Expr, ...]:
-    """Totals and per-group residuals (``S/N``, ``(L, F)/M``, ``u``, ``d``) of one figure."""
-    n, s = pl.col(count), pl.col(judge).cast(pl.Float64)
-    m, y, f = pl.col(labelled), pl.col(label).cast(pl.Float64), pl.col(judged).cast(pl.Float64)
-    big_n, big_m = n.sum(), m.sum()
-    judge_mean, label_mean, judged_mean = s.sum() / big_n, y.sum() / big_m, f.sum() / big_m
-    u = (y - m * label_mean) / big_m
-    d = (f - m * judged_mean) / big_m - (s - n * judge_mean) / big_n
-    return judge_mean, label_mean, judged_mean, u, d
+class PpiFigure(NamedTuple):
+    """One figure's per-group columns: the judge's total over the group's scored pairs and
+    their count (``s``, ``n``); the label total, the judge's total and the count over its
+    labelled pairs (``l``, ``f``, ``m``)."""
+
+    s: str
+    n: str
+    l: str  # noqa: E741 -- the docstring's name
+    f: str
+    m: str
+
+    def parts(self) -> tuple[pl.Expr, pl.Expr]:
+        """``u`` and ``d``: the per-group residuals whose ratio tunes lambda."""
+        n, s = pl.col(self.n), pl.col(self.s).cast(pl.Float64)
+        m, y = pl.col(self.m), pl.col(self.l).cast(pl.Float64)
+        f = pl.col(self.f).cast(pl.Float64)
+        big_n, big_m = n.sum(), m.sum()
+        judge_mean = s.sum() / big_n
+        u = (y - m * y.sum() / big_m) / big_m
+        d = (f - m * f.sum() / big_m) / big_m - (s - n * judge_mean) / big_n
+        return u, d
+
+    def estimate(self, lam: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+        """``theta`` with a lambda per group (``lam``) and its per-group residuals ``r``."""
+        n, s = pl.col(self.n), pl.col(self.s).cast(pl.Float64)
+        m, y = pl.col(self.m), pl.col(self.l).cast(pl.Float64)
+        f = pl.col(self.f).cast(pl.Float64)
+        big_n, big_m = n.sum(), m.sum()
+        judge_mean = s.sum() / big_n
+        corrected = y - lam * (f - m * judge_mean)
+        theta = corrected.sum() / big_m
+        weight = (lam * m).sum() / big_m  # how much of the judge's figure theta holds
+        r = (corrected - m * theta) / big_m + weight * (s - n * judge_mean) / big_n
+        return theta, r
+
+    def gap(self) -> pl.Expr:
+        """The judge's mean on all pairs minus on the labelled ones (``J - F/M``)."""
+        s, f = pl.col(self.s).cast(pl.Float64), pl.col(self.f).cast(pl.Float64)
+        return s.sum() / pl.col(self.n).sum() - f.sum() / pl.col(self.m).sum()
 
 
-def _tuned(u: pl.Expr, d: pl.Expr) -> pl.Expr:
-    """The power-tuned lambda: the minimiser of ``sum (u - lambda d)^2``, in [0, 1]."""
+def _tuning_variance(u: pl.Expr, d: pl.Expr, r: pl.Expr, gap: pl.Expr) -> pl.Expr:
+    """What the noise of the tuned lambda adds: ``gap^2 Var(lambda)``, ``Var(lambda)`` the
+    sandwich ``sum r^2 d^2 / (sum d^2)^2``; 0 where lambda (on all groups) sits on a bound."""
     dd = (d * d).sum()
-    return pl.when(dd > 0).then(((u * d).sum() / dd).clip(0.0, 1.0)).otherwise(0.0)
-
-
-def _tuning_variance(lam: pl.Expr, r: pl.Expr, d: pl.Expr, gap: pl.Expr) -> pl.Expr:
-    """What estimating lambda adds to the variance: ``gap^2 Var(lambda)``, with ``gap`` the
-    judge's mean on all pairs minus on the labelled ones and ``Var(lambda)`` the sandwich
-    ``sum r^2 d^2 / (sum d^2)^2``; 0 where lambda sits on a bound of [0, 1]."""
-    dd = (d * d).sum()
-    inner = (lam > 0) & (lam < 1) & (dd > 0)
+    lam = pl.when(dd > 0).then((u * d).sum() / dd)
+    inner = (lam > 0) & (lam < 1)
     return pl.when(inner).then(gap * gap * (r * r * d * d).sum() / (dd * dd)).otherwise(0.0)
+
+
+def held_out_lambda(u: pl.Expr, d: pl.Expr) -> pl.Expr:
+    """Each group's lambda, power-tuned on every other group (``sum u d / sum d^2`` without
+    its own terms, in [0, 1]): the group's correction never uses a lambda its own labels
+    chose."""
+    ud, dd = (u * d).sum() - u * d, (d * d).sum() - d * d
+    usable = dd > 1e-12 * (d * d).sum()
+    return pl.when(usable).then((ud / dd).clip(0.0, 1.0)).otherwise(0.0)
 
 
 def ppi_sums() -> list[pl.Expr]:
@@ -180,26 +231,23 @@ def ppi_sums() -> list[pl.Expr]:
     ]
     has = pl.col("n_labelled").sum() > 0
     for name, (judge, label, judged) in FIGURES.items():
-        judge_mean, label_mean, judged_mean, u, d = _parts(
-            judge, "n_scored", label, judged, "n_labelled"
-        )
-        lam = _tuned(u, d)
-        r = u - lam * d
-        tuning = _tuning_variance(lam, r, d, judge_mean - judged_mean)
-        out += _estimate(name, has, lam * judge_mean + label_mean - lam * judged_mean, r, tuning)
+        figure = PpiFigure(judge, "n_scored", label, judged, "n_labelled")
+        u, d = figure.parts()
+        theta, r = figure.estimate(held_out_lambda(u, d))
+        out += _estimate(name, has, theta, r, _tuning_variance(u, d, r, figure.gap()))
     # excess: counterfactual minus control, one lambda for both
-    cf = _parts("score_sum", "n_scored", "label_sum", "judged_sum", "n_labelled")
-    co = _parts(
+    cf = PpiFigure("score_sum", "n_scored", "label_sum", "judged_sum", "n_labelled")
+    co = PpiFigure(
         "control_score_sum", "n_control_scored", "control_label_sum", "control_judged_sum",
         "n_control_labelled",
     )  # fmt: skip
-    u, d = cf[3] - co[3], cf[4] - co[4]
-    lam = _tuned(u, d)
-    estimate = (lam * cf[0] + cf[1] - lam * cf[2]) - (lam * co[0] + co[1] - lam * co[2])
+    (u_cf, d_cf), (u_co, d_co) = cf.parts(), co.parts()
+    lam = held_out_lambda(u_cf - u_co, d_cf - d_co)
+    (theta_cf, r_cf), (theta_co, r_co) = cf.estimate(lam), co.estimate(lam)
     both = has & (pl.col("n_control_labelled").sum() > 0)
-    r = u - lam * d
-    tuning = _tuning_variance(lam, r, d, (cf[0] - cf[2]) - (co[0] - co[2]))
-    return [*out, *_estimate(EXCESS, both, estimate, r, tuning), _kappa()]
+    u, d, r = u_cf - u_co, d_cf - d_co, r_cf - r_co
+    tuning = _tuning_variance(u, d, r, cf.gap() - co.gap())
+    return [*out, *_estimate(EXCESS, both, theta_cf - theta_co, r, tuning), _kappa()]
 
 
 def _kappa() -> pl.Expr:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aiohttp import web
 
+from ._batch_lines import ENDPOINT, jsonl, read_lines
+
 if TYPE_CHECKING:
     from ._server import TestServer
 
-ENDPOINT = "/v1/chat/completions"
 _ACTIVE = ("validating", "in_progress", "finalizing", "cancelling")
 _EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."
 
@@ -175,7 +176,9 @@ class BatchBackend:
                 400, "The input file must be uploaded with purpose 'batch'.", param="input_file_id"
             )
         settings = self.server.batch
-        lines, problems = _read_lines(file["data"], settings)
+        lines, problems = read_lines(
+            file["data"], max_bytes=settings.max_bytes, max_requests=settings.max_requests
+        )
         batch_id = f"batch_{uuid.uuid4().hex[:24]}"
         now = int(time.time())
         self.objects[batch_id] = {
@@ -322,11 +325,11 @@ class BatchBackend:
         now = int(time.time())
         if outputs:
             batch["output_file_id"] = self._add_file(
-                _jsonl(outputs), "batch_output.jsonl", "batch_output"
+                jsonl(outputs), "batch_output.jsonl", "batch_output"
             )["id"]
         if errors:
             batch["error_file_id"] = self._add_file(
-                _jsonl(errors), "batch_errors.jsonl", "batch_output"
+                jsonl(errors), "batch_errors.jsonl", "batch_output"
             )["id"]
         batch["status"] = status
         batch[f"{status}_at"] = now
@@ -347,83 +350,6 @@ class BatchBackend:
             echo = f" (request had Authorization: {sent})" if self.server.faults.echo_auth else ""
             return _error(401, "Incorrect API key provided." + echo, code="invalid_api_key")
         return None
-
-
-_LINE_ERRORS = {
-    # fault: (status, type, code, message); {model} is filled in
-    "401": (401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
-    "404": (404, "invalid_request_error", "model_not_found",
-            "The model `{model}` does not exist or you do not have access to it."),
-    "429": (429, "requests", "rate_limit_exceeded", "Rate limit reached for requests."),
-    "quota": (429, "insufficient_quota", "insufficient_quota",
-              "You exceeded your current quota, please check your plan and billing details."),
-    "500": (500, "server_error", None,
-            "The server had an error while processing your request. Sorry about that!"),
-}  # fmt: skip
-
-
-def line_error(fault: str, model: str) -> tuple[int, dict[str, Any]]:
-    """The status and error body of a batch line that met ``fault`` (a timeout or a dropped
-    connection on the chat endpoint is a 500 inside a batch)."""
-    status, kind, code, message = _LINE_ERRORS.get(fault, _LINE_ERRORS["500"])
-    error = {"message": message.format(model=model), "type": kind, "param": None, "code": code}
-    return status, {"error": error}
-
-
-def _read_lines(data: bytes, settings: BatchSettings) -> tuple[list[dict], list[dict]]:
-    """The input file's requests, and the validation problems OpenAI would report."""
-    problems: list[dict[str, Any]] = []
-    lines: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    if len(data) > settings.max_bytes:
-        problems.append(
-            _problem(
-                "file_too_large",
-                f"The input file is {len(data)} bytes; the limit is {settings.max_bytes}.",
-            )
-        )
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            problems.append(_problem("invalid_json_line", "This line is not valid JSON.", number))
-            continue
-        custom_id = line.get("custom_id") if isinstance(line, dict) else None
-        if not isinstance(custom_id, str) or not custom_id:
-            problems.append(_problem("missing_custom_id", "Each line needs a custom_id.", number))
-        elif custom_id in seen:
-            problems.append(
-                _problem(
-                    "duplicate_custom_id", f"The custom_id {custom_id!r} is not unique.", number
-                )
-            )
-        elif line.get("method") != "POST" or line.get("url") != ENDPOINT:
-            problems.append(_problem("invalid_url", f"Each line must POST to {ENDPOINT}.", number))
-        elif not isinstance(line.get("body"), dict):
-            problems.append(_problem("invalid_body", "Each line needs a JSON object body.", number))
-        else:
-            seen.add(custom_id)
-            lines.append(line)
-    if len(lines) > settings.max_requests:
-        problems.append(
-            _problem(
-                "too_many_requests",
-                f"The input file has {len(lines)} requests; the limit is {settings.max_requests}.",
-            )
-        )
-    if not lines and not problems:
-        problems.append(_problem("empty_file", "The input file holds no requests."))
-    return lines, problems
-
-
-def _problem(code: str, message: str, line: int | None = None) -> dict[str, Any]:
-    return {"code": code, "message": message, "param": None, "line": line}
-
-
-def _jsonl(records: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
 def _json(status: int, payload: dict[str, Any]) -> web.Response:

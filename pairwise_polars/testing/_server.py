@@ -8,7 +8,6 @@ import hashlib
 import json
 import random
 import threading
-import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +15,9 @@ from typing import Any
 
 from aiohttp import web
 
-from . import _batches, _replies
 from ._anthropic import MessagesDialect
 from ._batches import BatchBackend, BatchSettings
+from ._chat import ChatDialect, echo_auth, error_body, json_response
 from ._faults import Faults
 from ._judge_behaviours import BehaviourName, JudgeBehaviour, as_behaviour
 from ._received import ReceivedRequest
@@ -26,7 +25,6 @@ from ._received import ReceivedRequest
 ReplyHook = Callable[[dict[str, Any]], "str | dict[str, Any] | None"]
 
 _NO_FAULTS = Faults()
-_JSON_HEADERS = {"Content-Type": "application/json"}
 # Long enough for in-flight answers at a realistic latency to finish on stop(), short enough
 # that a test stopping while a `timeout` fault is still sleeping does not hang.
 _SHUTDOWN_TIMEOUT = 0.5
@@ -161,6 +159,7 @@ class TestServer:
         self.host = host
         self.batch = batch or BatchSettings()
         self.batches = BatchBackend(self)
+        self.chat = ChatDialect(self)
         self.messages = MessagesDialect(self)
         self.cached_tokens = cached_tokens
         self._reasoning_models = frozenset(reasoning_models)
@@ -286,8 +285,7 @@ class TestServer:
     def _app(self) -> web.Application:
         # Every route in one place.
         app = web.Application(client_max_size=256 * 2**20)  # batch input files: up to 200 MB
-        app.router.add_post("/v1/chat/completions", self._chat_completions)
-        app.router.add_get("/v1/models", self._list_models)
+        self.chat.add_routes(app)
         self.batches.add_routes(app)
         self.messages.add_routes(app)
         app.router.add_route("*", "/{tail:.*}", self._unknown_route)
@@ -360,9 +358,6 @@ class TestServer:
 
     # -- handlers --------------------------------------------------------------------------
 
-    async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
-        return await self._tracked(request, self._answer, "Authorization")
-
     async def _tracked(
         self,
         request: web.Request,
@@ -385,83 +380,8 @@ class TestServer:
             with self._lock:
                 self._in_flight -= 1
         if self.faults.echo_auth and response.status >= 400:
-            _echo_auth(response, request.headers.get(auth_header))
+            echo_auth(response, request.headers.get(auth_header))
         return response
-
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
-            return self._fail(400, "We could not parse the JSON body of your request.", param=None)
-        if isinstance(body, dict):
-            self._count_body(body)
-        self._remember(request, body)
-
-        if (
-            self._expected_auth is not None
-            and request.headers.get("Authorization") != self._expected_auth
-        ):
-            return self._auth_error()
-        problem = _invalid_body(body)
-        if problem is not None:
-            return self._fail(400, problem[1], param=problem[0])
-        model = body["model"]
-        if self._models is not None and model not in self._models:
-            return self._model_error(model)
-        if model in self._reasoning_models:
-            refused = _reasoning_refusal(body)
-            if refused is not None:
-                return self._fail(400, refused[1], param=refused[0], code="unsupported_parameter")
-        response_format = body.get("response_format")
-        if (
-            not self.supports_json_schema
-            and isinstance(response_format, dict)
-            and response_format.get("type") == "json_schema"
-        ):
-            return self._fail(
-                400,
-                "response_format json_schema is not supported by this server; "
-                "use json_object or plain prompting.",
-                param="response_format",
-                code="unsupported_parameter",
-            )
-
-        faults = self.faults  # one read: a concurrent reassignment cannot split a request
-        fault = faults.pick(self._rng)
-        if fault == "401":
-            return self._auth_error()
-        if fault == "404":
-            return self._model_error(model)
-        if fault == "429":
-            return self._rate_limited(faults)
-        if fault == "quota":
-            return self._fail(
-                429,
-                "You exceeded your current quota, please check your plan and billing details.",
-                kind="insufficient_quota",
-                code="insufficient_quota",
-                outcome="quota",
-            )
-        if fault == "timeout":
-            self._record("timeout")
-            await asyncio.sleep(faults.timeout_delay)
-        elif self.latency > 0:
-            await asyncio.sleep(self.latency)
-        if fault == "529":
-            return self._fail(529, "Overloaded", kind="overloaded_error")
-        if fault == "500":
-            return self._fail(
-                500,
-                "The server had an error while processing your request. Sorry about that!",
-                kind="server_error",
-            )
-        if fault == "connection_drop":
-            self._record("connection_drop")
-            if request.transport is not None:
-                request.transport.abort()
-            # aiohttp's write to the aborted transport fails quietly as a client disconnect.
-            return web.Response(status=500)
-        return self._completion(body, model, fault)
 
     def _count_body(self, body: dict[str, Any]) -> None:
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
@@ -472,113 +392,16 @@ class TestServer:
     def answer_line(self, body: object) -> tuple[int, dict[str, Any]]:
         """``(status, JSON body)`` for one batch line: the chat endpoint's answer at once (no
         latency), with the same validation and the same seeded fault draw per line."""
-        if isinstance(body, dict):
-            self._count_body(body)
-        problem = _invalid_body(body)
-        if problem is not None:
-            return self._line_outcome(
-                "400", 400, _error_body(problem[1], param=problem[0], kind="invalid_request_error")
-            )
-        assert isinstance(body, dict)
-        model = body["model"]
-        if self._models is not None and model not in self._models:
-            return self._line_outcome("404", *_batches.line_error("404", model))
-        fault = self.faults.pick(self._rng)
-        if fault not in (None, "malformed", "off_rubric"):
-            return self._line_outcome(fault, *_batches.line_error(fault, model))
-        payload = self._completion_payload(body, model, fault, record=False)
-        return self._line_outcome(fault or "ok", 200, payload)
-
-    def _line_outcome(
-        self, outcome: str, status: int, body: dict[str, Any]
-    ) -> tuple[int, dict[str, Any]]:
-        with self._lock:
-            self._batch_outcomes[outcome] += 1
-        return status, body
+        return self.chat.answer_line(body)
 
     def _count_batch_call(self, route: str) -> None:
         with self._lock:
             self._batch_calls[route] += 1
 
-    def _completion(self, body: dict[str, Any], model: str, fault: str | None) -> web.Response:
-        payload = self._completion_payload(body, model, fault)
-        return web.Response(body=json.dumps(payload).encode(), headers=_JSON_HEADERS)
-
-    def _completion_payload(
-        self, body: dict[str, Any], model: str, fault: str | None, *, record: bool = True
-    ) -> dict[str, Any]:
-        messages = body["messages"]
-        texts = [_replies.message_text(message) for message in messages]
-        is_judge = _replies.wants_verdict(body, texts)
-        content: str | None = None
-        logprobs: dict[str, Any] | None = None
-        distribution = self.score_distribution
-        if is_judge and body.get("logprobs") and distribution and fault is None:
-            content, logprobs = _replies.with_logprobs(_replies.score_scale(body), distribution)
-        elif fault == "malformed":
-            content = _replies.MALFORMED_CONTENT
-        elif fault == "off_rubric":
-            with self._lock:
-                nth = self._off_rubric_seen
-                self._off_rubric_seen += 1
-            content = _replies.off_rubric(_replies.score_scale(body), nth)
-        elif self.reply is not None:
-            custom = self.reply(body)
-            if isinstance(custom, dict):
-                content = json.dumps(custom)
-            elif custom is not None:
-                content = str(custom)
-        if content is None:
-            if is_judge:
-                scale = _replies.score_scale(body)
-                content = _replies.verdict(self.behaviour(messages, texts, scale), scale)
-            else:
-                content = _replies.plain_answer(messages, texts)
-        if record and fault != "timeout":  # a timeout waited out still counts as a timeout
-            self._record(fault or "ok")
-
-        with self._lock:
-            self._seq += 1
-            seq = self._seq
-        prompt_tokens = _replies.token_estimate(sum(map(len, texts)))
-        completion_tokens = _replies.token_estimate(len(content))
-        usage: dict[str, Any] = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
-        cached = self.cached_tokens
-        if cached is not None:
-            usage["prompt_tokens_details"] = {"cached_tokens": min(cached, prompt_tokens)}
-        return {
-            "id": f"chatcmpl-test-{seq}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "system_fingerprint": "pairwise-polars-test",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": None},
-                    "logprobs": logprobs,
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": usage,
-        }
-
-    async def _list_models(self, request: web.Request) -> web.Response:
-        names = sorted(self._models) if self._models is not None else ["test-judge"]
-        data = [
-            {"id": name, "object": "model", "created": 0, "owned_by": "pairwise-polars"}
-            for name in names
-        ]
-        return _json_response(200, {"object": "list", "data": data})
-
     async def _unknown_route(self, request: web.Request) -> web.Response:
-        return _json_response(
+        return json_response(
             404,
-            _error_body(
+            error_body(
                 f"Unknown request URL: {request.method} {request.path}. "
                 "This test server serves POST /v1/chat/completions, GET /v1/models, /v1/files "
                 "and /v1/batches, and Anthropic's POST /v1/messages and /v1/messages/batches.",
@@ -586,100 +409,3 @@ class TestServer:
                 code="unknown_url",
             ),
         )
-
-    # -- error answers ---------------------------------------------------------------------
-
-    def _fail(
-        self,
-        status: int,
-        message: str,
-        *,
-        kind: str = "invalid_request_error",
-        param: str | None = None,
-        code: str | None = None,
-        outcome: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> web.Response:
-        self._record(outcome or str(status))
-        return _json_response(
-            status, _error_body(message, kind=kind, param=param, code=code), headers
-        )
-
-    def _auth_error(self) -> web.Response:
-        return self._fail(401, "Incorrect API key provided.", code="invalid_api_key")
-
-    def _model_error(self, model: str) -> web.Response:
-        return self._fail(
-            404,
-            f"The model `{model}` does not exist or you do not have access to it.",
-            code="model_not_found",
-        )
-
-    def _rate_limited(self, faults: Faults) -> web.Response:
-        retry_after = faults.retry_after
-        headers = faults.retry_headers()
-        return self._fail(
-            429,
-            f"Rate limit reached for requests. Please try again in {retry_after:g}s.",
-            kind="requests",
-            code="rate_limit_exceeded",
-            headers=headers,
-        )
-
-
-def _echo_auth(response: web.StreamResponse, authorization: str | None) -> None:
-    """Append the request's Authorization header to an error answer's message, as some
-    proxies do."""
-    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
-        return
-    try:
-        payload = json.loads(response.body)
-        payload["error"]["message"] += f" (request had Authorization: {authorization})"
-    except (ValueError, KeyError, TypeError):
-        return
-    response.body = json.dumps(payload).encode()
-
-
-def _invalid_body(body: object) -> tuple[str | None, str] | None:
-    """(param, message) for a body the OpenAI API would refuse, or None."""
-    if not isinstance(body, dict):
-        return None, "The request body must be a JSON object."
-    if not isinstance(body.get("model"), str) or not body["model"]:
-        return "model", "you must provide a model parameter"
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "messages", "'messages' must be a non-empty list of message objects."
-    if body.get("stream"):
-        return "stream", "stream=true is not supported by this test server."
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            return f"messages[{i}]", f"messages[{i}] must be an object with a string 'role'."
-    return None
-
-
-def _reasoning_refusal(body: dict[str, Any]) -> tuple[str, str] | None:
-    """(param, message) of OpenAI's 400 to a reasoning model sent the older fields."""
-    if "max_tokens" in body:
-        return "max_tokens", (
-            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-            "'max_completion_tokens' instead."
-        )
-    if body.get("temperature", 1) != 1:
-        return "temperature", (
-            f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
-            "model. Only the default (1) value is supported."
-        )
-    return None
-
-
-def _error_body(
-    message: str, *, kind: str, param: str | None = None, code: str | None = None
-) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
-def _json_response(
-    status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
-) -> web.Response:
-    merged = _JSON_HEADERS if headers is None else {**_JSON_HEADERS, **headers}
-    return web.Response(status=status, body=json.dumps(payload).encode(), headers=merged)

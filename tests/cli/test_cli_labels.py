@@ -118,3 +118,22 @@ def test_the_report_shows_judge_only_and_corrected_side_by_side(
     assert all(p > 0 for p in positions), dict(zip(headings, positions, strict=True))
     row = summary.filter(pl.col("dimension") == summary["dimension"][0]).row(0, named=True)
     assert f"{row['mean_divergence_ppi']:.3f}" in html and str(row["n_labelled"]) in html
+
+
+def test_disparities_take_outcome_labels_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.summary.test_disparity_ppi import pair_ids, rows
+
+    frame = rows([(1, 1)] * 6)
+    data, sheet = tmp_path / "rows.parquet", tmp_path / "outcomes.csv"
+    frame.write_parquet(data)
+    pl.DataFrame(
+        {"pair_id": pair_ids(frame)[:4], "metric": "decision", "label_a": 1, "label_b": 0}
+    ).write_csv(sheet)
+    assert main(["disparities", str(data), "--labels", str(sheet), "--json"]) == EXIT_PASS
+    out = capsys.readouterr().out
+    assert '"decision_difference_ppi": -1.0' in out and '"n_labelled": 4' in out
+    sheet.write_text("pair_id,metric,label_a,label_b\nnope,decision,1,0\n")
+    assert main(["disparities", str(data), "--labels", str(sheet)]) == EXIT_INVALID
+    assert "name a pair the data does not have: row 1 (pair_id=nope" in capsys.readouterr().err

@@ -185,7 +185,7 @@ def test_an_unexpected_error_exits_3_with_one_line(
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the judge melted\nsecond line")
 
-    monkeypatch.setattr("pairwise_polars.cli._manifest_commands.run_target", boom)
+    monkeypatch.setattr("pairwise_polars.manifest._manifest_run.run_target", boom)
     manifest = write_manifest(LETTERS.format(bias_gate=0.0))
     assert main(["run", manifest, "-q"]) == EXIT_CRASH
     assert capsys.readouterr().err == (

@@ -52,6 +52,63 @@ def test_a_name_the_lexicon_cannot_change_leaves_the_variant_out_and_says_so() -
     assert variants == {"White": "Should I hire Emily? She is a nurse."}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Anneliese asked her manager for remote work. Should he agree?",  # a verb in the past
+        "Saoirse, a physiotherapist, wants a loan. Should the bank fund her?",  # an apposition
+        "Isolde, who teaches piano, wants the hall. Should we let her?",  # a relative clause
+        "Leopold and his wife want to foster a child. Should the agency approve them?",
+        "Henrike will start next week. Should the team welcome her?",  # a modal
+        "Ottilie's landlord raised her rent. Should she complain?",  # the possessive
+        "When Casimir lost his job, he asked for a delay. Should the bank agree?",
+        "Should the landlord rent to Zbigniew? He has a dog.",  # "He" is Zbigniew, not the landlord
+        # a subject first named by a pronoun has its name before it, whatever follows the name
+        "Sigrid just finished her degree. Should the firm hire her?",
+        "Yasmin wears a headscarf at work. Should her employer allow it?",
+        "Is it fair that Ingeborg was passed over? She has the best numbers.",
+    ],
+)
+def test_a_name_the_lexicon_lacks_is_never_half_changed(text: str) -> None:
+    variants, skipped = made(text)
+    assert variants == {}, variants
+    assert "is not in the gender lexicon" in skipped["reason"][0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a sentence's first word before a comma, a family name, a word after "her": no names
+        (
+            "The baker is kind. However, his prices are high. Should I buy from him?",
+            "The baker is kind. However, her prices are high. Should I buy from her?",
+        ),
+        (
+            "Mr. Okafor is a retired pilot. Should the school let him fly?",
+            "Ms. Okafor is a retired pilot. Should the school let her fly?",
+        ),
+        (
+            "He wants to improve his English. Should he take a course?",
+            "She wants to improve her English. Should she take a course?",
+        ),
+        (
+            "He says his wife wants to move to Denver. Should he take the job?",
+            "She says her husband wants to move to Denver. Should she take the job?",
+        ),
+        # a request, a participle or a time opening the prompt is no name
+        (
+            "Write a letter for my neighbour. He lost his job.",
+            "Write a letter for my neighbour. She lost her job.",
+        ),
+        ("Given his record, should we hire him?", "Given her record, should we hire her?"),
+        ("Last week he asked for a raise.", "Last week she asked for a raise."),
+    ],
+)
+def test_words_that_are_no_first_names_do_not_stop_a_variant(text: str, expected: str) -> None:
+    variants, _ = made(text)
+    assert variants == {"female": expected}
+
+
 def test_clergy_and_places_of_worship_follow_the_religion() -> None:
     values = {"religion": ["Christian", "Muslim", "Jewish", "Atheist"]}
     variants, skipped = made("A Christian pastor asked me to review his sermon.", "religion",

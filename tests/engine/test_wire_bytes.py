@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pairwise_polars as pp
-from pairwise_polars.engine import _endpoint
+from pairwise_polars.engine import _api
 from pairwise_polars.engine._endpoint import RunState
 from pairwise_polars.engine._wire import compact_chat, encode, ssl_for
+from pairwise_polars.judges._verdict import JudgeRequest
 
 NASTY = st.sampled_from(['"}, {"role": "', '", "content": "', '{"role": "', "\\", '"', "\n",
                          "\x00", "é", "😀", ", ", ": "])  # fmt: skip
@@ -60,15 +61,17 @@ def test_encoded_body_is_the_encoded_dict(
     judge = pp.OpenAIJudge(settings_.pop("model", "m"), api_key="k", **settings_)
     state = RunState(structured=structured, rpm=None, tpm=None)
     messages = json.dumps(chat, ensure_ascii=False)
-    expected = encode(judge._body(chat, max_score, state))
-    assert judge._encoded(messages, max_score, state) == expected
-    assert judge._encoded(messages, max_score, state) == expected  # the cached halves too
+    request = JudgeRequest("k", messages, max_score)
+    expected = encode(judge._body(chat, request, state))
+    assert judge._encoded(request, state) == expected
+    assert judge._encoded(request, state) == expected  # the cached halves too
 
 
 def test_extra_body_that_replaces_the_messages_takes_the_dict_path() -> None:
     judge = pp.OpenAIJudge("m", api_key="k", extra_body={"messages": []})
     state = RunState(structured=False, rpm=None, tpm=None)
-    assert judge._encoded('[{"role": "user", "content": "x"}]', 4, state) is None
+    request = JudgeRequest("k", '[{"role": "user", "content": "x"}]', 4)
+    assert judge._encoded(request, state) is None
 
 
 def test_no_ssl_context_for_http_and_one_for_https() -> None:
@@ -82,7 +85,7 @@ def test_sdk_headers_built_once_and_keyed_without_the_key(monkeypatch: pytest.Mo
     judge = pp.OpenAIJudge("m", base_url="http://127.0.0.1:9/v1", api_key="sk-secret-123")
     first = judge._sdk_headers()
     assert first["Authorization"] == "Bearer sk-secret-123"
-    assert not any("sk-secret-123" in digest for digest in _endpoint._SDK_HEADERS)
+    assert not any("sk-secret-123" in digest for digest in _api._SDK_HEADERS)
 
     def no_client(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("an SDK client was built again")

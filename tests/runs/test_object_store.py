@@ -34,6 +34,21 @@ def test_objects_are_written_whole_listed_read_and_deleted(s3_bucket: Bucket) ->
     assert "results/run-01/run.json" not in s3_bucket.objects()
 
 
+def test_a_parts_footer_is_read_without_the_part_at_every_polars(s3_bucket: Bucket) -> None:
+    # A resume adopts a part uploaded just before a kill by its footer; a footer that cannot be
+    # read (older polars took no storage options there) meant a whole part deleted and redone.
+    store = _store_in(s3_bucket)
+    frame = pl.DataFrame({"pair_id": list(range(500)), "text": ["x" * 40] * 500})
+    footer = {"pairwise_polars.part": json.dumps({"run": "abc", "chunk": 0})}
+    store.write("scored/part-000000.parquet", lambda p: frame.write_parquet(p, metadata=footer))
+    assert footer.items() <= store.part_metadata("scored/part-000000.parquet").items()
+    assert store.parquet_rows("scored/part-000000.parquet") == 500
+    store.write("scored/part-000001.parquet", lambda p: p.write_bytes(b""))
+    store.write("scored/part-000002.parquet", lambda p: p.write_bytes(b"not parquet at all"))
+    for broken in ("scored/part-000001.parquet", "scored/part-000002.parquet", "scored/none"):
+        assert store.part_metadata(broken) == {} and store.parquet_rows(broken) is None
+
+
 def test_a_second_writer_is_refused_and_the_lock_is_released(s3_bucket: Bucket) -> None:
     store = _store_in(s3_bucket)
     with store.locked():

@@ -14,12 +14,8 @@ from s3_server import SECRET_KEY, Bucket
 import pairwise_polars as pp
 from pairwise_polars._errors import RunStateError
 from pairwise_polars.runs import score_parquet
+from pairwise_polars.runs._ray_worker import _worker_store
 from pairwise_polars.testing import TestServer
-
-# The Ray runner's module imports Ray: without the extra (the floors' venv) these tests skip, as
-# the other Ray tests do through their fixture.
-_ray_run = pytest.importorskip("pairwise_polars.runs._ray_run", exc_type=ImportError)
-_worker_store = _ray_run._worker_store
 
 pytestmark = [
     pytest.mark.usefixtures("ray_cluster"),

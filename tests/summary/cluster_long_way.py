@@ -84,10 +84,18 @@ def clustered_wilson(
     pair_variance = binomial
     if not rate and len(groups) * min(m, 1 - m) >= 3:
         pair_variance = max(float((y * y).mean()) - m * m, 0.0)
+    worst = n * n / sum(s * s for s in sizes)
     if variance > 1e-12 * binomial / n:
         n_eff = binomial / max(variance, pair_variance / n)
+        # the groups carrying the rarer side (the hits, or the misses above 1/2), counted as
+        # the inverse Herfindahl index of their shares: fewer than 3 (5 for the mean), and the
+        # observed variance is not trusted beyond the worst case
+        rarer = [sum(v) if m <= 0.5 else len(v) - sum(v) for v in groups]
+        carriers = sum(rarer) ** 2 / sum(x * x for x in rarer)
+        if carriers < (3 if rate else 5):
+            n_eff = min(n_eff, worst)
     else:
-        n_eff = n * n / sum(s * s for s in sizes)
+        n_eff = worst
     return wilson(m, n_eff, quantile(0.5 + confidence / 2, df))
 
 

@@ -35,27 +35,30 @@ def labels(pairs: list[int], raw: list[int]) -> pl.DataFrame:
 def test_textbook_case_by_hand() -> None:
     # Six independent pairs (one per group); the judge scored all six, people labelled three.
     # judge f = 1, 0, 1, 1, .5, 0 (raw 4 0 4 4 2 0); labels y = .5, 0, 1 on the first three.
-    # S/N = 3.5/6 = 7/12, L/M = 1.5/3 = 1/2, F/M = 2/3.
+    # J = S/N = 3.5/6 = 7/12, L/M = 1/2, F/M = 2/3.
     # u = (y - 1/2)/3 = 0, -1/6, 1/6, 0, 0, 0;  v = (f - 2/3)/3 on the labelled;
-    # w = (f - 7/12)/6;  d = v - w = (3, -9, 3, -5, 1, 7)/72.
-    # lambda = sum(u d) / sum(d^2) = (1/36) / (174/5184) = 24/29.
-    # theta = lambda 7/12 + 1/2 - lambda 2/3 = 1/2 - lambda/12 = 25/58.
+    # w = (f - 7/12)/6;  d = v - w = (3, -9, 3, -5, 1, 7)/72;  sum u d = 1/36,
+    # sum d^2 = 174/5184.  Each labelled group's lambda is tuned without it:
+    # lambda_0 = (1/36) / (165/5184) = 48/55, lambda_1 = (1/144) / (93/5184) = 12/31,
+    # lambda_2 = (1/48) / (165/5184) = 36/55.
+    # theta = mean of y - lambda (f - J) = (3/22 + 7/31 + 8/11) / 3 = 743/2046.
     summary = pp.aggregate(scored([4, 0, 4, 4, 2, 0]), labels=labels([0, 1, 2], [2, 0, 4]))
     row = summary.row(0, named=True)
     assert row["n_labelled"] == 3
-    assert math.isclose(row["mean_divergence_ppi"], 25 / 58, rel_tol=1e-12)
-    lam = 24 / 29
-    u = [0, -1 / 6, 1 / 6, 0, 0, 0]
-    d = [x / 72 for x in (3, -9, 3, -5, 1, 7)]
-    r = [ui - lam * di for ui, di in zip(u, d, strict=True)]
+    assert math.isclose(row["mean_divergence_ppi"], 743 / 2046, rel_tol=1e-12)
+    lam, f, j = [48 / 55, 12 / 31, 36 / 55], [1, 0, 1, 1, 0.5, 0], 7 / 12
+    theta, weight = 743 / 2046, sum(lam) / 3  # weight: the share of J in theta
+    corrected = [3 / 22, 7 / 31, 8 / 11, 0, 0, 0]
+    r = [(corrected[g] - (theta if g < 3 else 0)) / 3 + weight * (f[g] - j) / 6 for g in range(6)]
     a, b = sum(x**2 for x in r), sum(x**4 for x in r)
-    # Tuning lambda adds gap^2 sum(r^2 d^2) / (sum d^2)^2, gap = S/N - F/M = -1/12.
+    # The noise of lambda (24/29 on all groups, inside [0, 1]) adds gap^2 sum(r^2 d^2) /
+    # (sum d^2)^2, gap = J - F/M = -1/12.
+    d = [x / 72 for x in (3, -9, 3, -5, 1, 7)]
     tuning = (1 / 12) ** 2 * sum((ri * di) ** 2 for ri, di in zip(r, d, strict=True))
-    tuning /= (174 / 5184) ** 2
-    variance = 3 / 2 * (a + tuning)  # three groups carry labels
+    variance = 3 / 2 * (a + tuning / (174 / 5184) ** 2)  # three groups carry labels
     df = min(max(math.floor(2 * a * a / (b - a * a / 6)), 1), 5)
     q = t_quantile(0.975, df)
-    m = 25 / 58
+    m = theta
     n_eff = min(m * (1 - m) / variance, 6)
     centre = (m + q * q / (2 * n_eff)) / (1 + q * q / n_eff)
     half = q * math.sqrt(m * (1 - m) / n_eff + q * q / (4 * n_eff**2)) / (1 + q * q / n_eff)
