@@ -9,7 +9,6 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.comparison._disparities import (
-    DISPARITIES,
     comparable,
     disparity_changes,
     unmatched_pairs,
@@ -19,6 +18,7 @@ from pairwise_polars.comparison._match import Match, Matched, matching
 from pairwise_polars.io import DataLike
 from pairwise_polars.summary import group_sums
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
+from pairwise_polars.summary._disparity_power import DISPARITIES
 from pairwise_polars.summary._disparity_sums import FIGURES as DISPARITY_MEASURES
 from pairwise_polars.summary._excess import attach_controls
 from pairwise_polars.summary._paired import FIGURES, RUNS, WORSE, paired_figures, with_inference

@@ -17,25 +17,13 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.pairing import PAIR_KIND
-from pairwise_polars.summary._disparity_ppi import P
-from pairwise_polars.summary._disparity_sums import (
-    BINARY,
-    FIGURES,
-    _floored_var,
-    disparity_sums,
-    group_means,
+from pairwise_polars.summary._disparity_power import (
+    SIDED,
+    group_figures,
+    has_favour,
 )
+from pairwise_polars.summary._disparity_sums import BINARY, FIGURES, _floored_var
 from pairwise_polars.summary._student_t import t_cdf, t_quantile
-
-DISPARITIES = "disparities"
-"""The ``metric`` of a comparison's disparity rows."""
-FAVOUR_METRIC = "pairwise-favour"
-_SIDED = [f"{c}_{s}" for c in ("decision", "amount", "amount_unit", "refused") for s in "ab"]
-
-
-def _has_favour(run: pl.LazyFrame) -> bool:
-    found = run.select("metric").filter(pl.col("metric") == FAVOUR_METRIC).head(1).collect()
-    return not found.is_empty()
 
 
 def comparable(before: pl.LazyFrame, after: pl.LazyFrame) -> tuple[bool, bool]:
@@ -44,8 +32,8 @@ def comparable(before: pl.LazyFrame, after: pl.LazyFrame) -> tuple[bool, bool]:
     schemas = [run.collect_schema().names() for run in (before, after)]
     if not all({"attribute_a", "attribute_b"} <= set(s) for s in schemas):
         return False, False
-    outcomes = all(all(c in s for c in _SIDED) for s in schemas)
-    return outcomes, _has_favour(before) and _has_favour(after)
+    outcomes = all(all(c in s for c in SIDED) for s in schemas)
+    return outcomes, has_favour(before) and has_favour(after)
 
 
 def unmatched_pairs(
@@ -57,52 +45,6 @@ def unmatched_pairs(
         alone = alone.filter(pl.col(PAIR_KIND).cast(pl.String).ne_missing("control"))
     attribute = pl.col("attribute_b").cast(pl.String).alias("attribute")
     return alone.unique(pair_key).group_by(*by, attribute).agg(n=pl.len().cast(pl.Int64)).collect()
-
-
-def _pair_rows(run: pl.LazyFrame, pair_key: list[str], outcomes: bool) -> pl.LazyFrame:
-    """One row per counterfactual pair, each measure as :func:`disparity_sums` reads it."""
-    names = run.collect_schema().names()
-    if PAIR_KIND in names:
-        run = run.filter(pl.col(PAIR_KIND).cast(pl.String).ne_missing("control"))
-    favour = (
-        run.filter(pl.col("metric") == FAVOUR_METRIC)
-        .group_by(pair_key)
-        .agg((-pl.col("score").cast(pl.Float64)).first().alias(P + "favour"))
-    )
-    pairs = run.unique(pair_key, keep="first").join(
-        favour, on=pair_key, how="left", nulls_equal=True
-    )
-    if not outcomes:
-        empty = pl.lit(None, pl.Float64)
-        return pairs.with_columns(
-            *(empty.alias(P + c) for c in ("decision_a", "decision_b", "amount", "refusal"))
-        )
-    amount_a, amount_b = pl.col("amount_a").cast(pl.Float64), pl.col("amount_b").cast(pl.Float64)
-    same_unit = pl.col("amount_unit_a").cast(pl.String).eq_missing(pl.col("amount_unit_b"))
-    refused = [pl.col(f"refused_{s}").cast(pl.Float64) for s in "ab"]
-    return pairs.with_columns(
-        pl.col("decision_a").cast(pl.Float64).alias(P + "decision_a"),
-        pl.col("decision_b").cast(pl.Float64).alias(P + "decision_b"),
-        pl.when(same_unit & (amount_a != 0))
-        .then((amount_b - amount_a) / amount_a.abs())
-        .alias(P + "amount"),
-        (refused[1] - refused[0]).alias(P + "refusal"),
-    )
-
-
-def _group_figures(
-    run: pl.LazyFrame, keys: list[str], pair_key: list[str], group_by: str, outcomes: bool
-) -> pl.LazyFrame:
-    """Per (slice, attribute, group): each measure's within-group mean, and the pairs."""
-    pairs = _pair_rows(run, pair_key, outcomes).with_columns(
-        pl.col("attribute_b").cast(pl.String).alias("attribute"),
-        pl.lit("counterfactual").alias(PAIR_KIND),
-        pl.col("attribute_a").cast(pl.String).alias(P + "reference"),
-    )
-    means = group_means(disparity_sums(pairs, [*keys, "attribute"], group_by))
-    return means.select(
-        *keys, "attribute", group_by, "n_pairs", *(pl.col(f"__{m}") for m in FIGURES)
-    )
 
 
 def disparity_changes(
@@ -121,7 +63,7 @@ def disparity_changes(
     keys = list(by)
     runs = {"before": before, "after": after}
     sides = {
-        run: _group_figures(frame, keys, pair_key, group_by, outcomes).collect()
+        run: group_figures(frame, keys, pair_key, group_by, outcomes).collect()
         for run, frame in runs.items()
     }
     on = [*keys, "attribute", group_by]
