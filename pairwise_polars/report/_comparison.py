@@ -76,7 +76,8 @@ def unmatched_line(comparison: pl.DataFrame) -> str:
     """How many pairs were matched and how many were in one run only (each slice counted
     once, whatever its figures)."""
     slices = ["metric", *comparison_slices(comparison)]
-    per_slice = comparison.unique(slices, keep="first")
+    judged = comparison.filter(pl.col("metric") != "disparities")  # those count pairs, again
+    per_slice = judged.unique(slices, keep="first")
     matched, before, after = (
         int(per_slice[c].sum()) for c in ("n_matched", "n_unmatched_before", "n_unmatched_after")
     )
