@@ -102,6 +102,7 @@ def compare(
     thresholds = {"equivalence_threshold": equivalence_threshold}
     thresholds["divergence_threshold"] = divergence_threshold
     joined, unmatched = _paired_sums(matched, keys, group_by, thresholds)
+    joined = joined.collect().lazy()  # once: each figure's query would run the reads again
     figures = with_inference(paired_figures(joined, keys), confidence)
     pairs = (pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
     counts = pl.collect_all([joined.group_by(keys).agg(n_matched=pairs), *unmatched])
