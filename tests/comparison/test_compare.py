@@ -16,7 +16,7 @@ from release_runs import scored_runs
 
 import pairwise_polars as pp
 from pairwise_polars._errors import ColumnError, OptionError
-from pairwise_polars.report._comparison import unmatched_line
+from pairwise_polars.report._comparison import readable_comparison, unmatched_line
 from pairwise_polars.summary._adjust import adjusted
 
 
@@ -254,5 +254,8 @@ def test_disparities_count_pairs_in_one_run_only() -> None:
     assert rows["n_unmatched_before"].unique().to_list() == [2]
     assert rows["n_unmatched_after"].fill_null(0).unique().to_list() == [0]
     assert (rows["n_groups"] == 20).all()
-    line = unmatched_line(pp.compare(before, after))  # pair judgements: disparities add none
+    comparison = pp.compare(before, after)
+    shown = readable_comparison(comparison).filter(pl.col("metric") == "disparities")
+    assert set(shown["slice"]) == {"dimension=gender, attribute=female"}  # who, in the table
+    line = unmatched_line(comparison)  # pair judgements: disparities add none
     assert line.startswith("80 pair judgements matched") and "8 only in the baseline" in line
