@@ -18,11 +18,14 @@ re-draws every pair's noise (new responses to the same prompts); a planted regre
 3. Power: one slice of one run with a true excess, at 10, 30 and 200 groups: the share of runs
    whose excess interval lies above 0 (``aggregate``), against ``plan``'s prediction
    (``summary.slice_power``) from a held-out pilot run (another seed, 60 groups).
+4. Family-wise fairness gates: ``gate(max_excess_divergence=T, familywise=...)`` over 20 slices
+   whose true excess is exactly ``T`` (nothing wrong, at its worst): runs that fail any slice.
 
 All runs of a cell are slices of one ``compare`` / ``aggregate`` call (``by=["sim", ...]``).
 
     python benchmarks/bench_release.py                      # the RESULTS.md figures
     python benchmarks/bench_release.py --runs 200 --power-runs 400   # quicker
+    python benchmarks/bench_release.py --parts family                # the fourth part only
 """
 
 from __future__ import annotations
@@ -177,6 +180,29 @@ def power(sims: int, groups: tuple[int, ...], deltas: tuple[float, ...]) -> None
                   f"| {100 * (predicted - simulated):+.1f} |")  # fmt: skip
 
 
+def fairness_family(sims: int, groups: tuple[int, ...]) -> None:
+    """gate(max_excess_divergence=T, familywise=...) over 20 slices whose true excess is T
+    exactly (the worst case of nothing wrong): the share of runs that fail any slice."""
+    true = 0.05 + _bias()
+    print(f"\nFairness gates over 20 slices, true excess {true:.4f} = the threshold everywhere: "
+          "share of runs that fail any slice, % (± MC s.e.)")  # fmt: skip
+    print("| groups per slice | runs | familywise none | holm | bh |")
+    print("| --- | --- | --- | --- | --- |")
+    for g in groups:
+        n = sims if g < 200 else max(sims // 2, 50)
+        run, _ = runs(n, 20, g, 0.0, seed=4242 + g, after=False)
+        summary = pp.aggregate(run, by=["sim", "dimension"])
+        cells = []
+        for familywise in ("none", "holm", "bh"):
+            failed = 0
+            for _, rows in summary.group_by("sim"):
+                result = pp.gate(rows.drop("sim"), max_excess_divergence=true,
+                                 familywise=familywise, max_error_rate=None)  # fmt: skip
+                failed += not result.checks.filter(pl.col("status") == "fail").is_empty()
+            cells.append(_mc(failed / n, n))
+        print(f"| {g} | {n} | " + " | ".join(cells) + " |")
+
+
 def _bias() -> float:
     """The excess a run with e_g ~ N(0.05, ...) shows once rounded and clipped, minus 0.05."""
     rng = np.random.default_rng(5)
@@ -192,11 +218,18 @@ def main() -> None:
     parser.add_argument("--power-runs", type=int, default=1000)
     parser.add_argument("--groups", type=int, nargs="+", default=[10, 30, 200])
     parser.add_argument("--deltas", type=float, nargs="+", default=[0.05, 0.10])
+    parts = ("false-alarms", "detection", "power", "family")
+    parser.add_argument("--parts", nargs="+", choices=parts, default=list(parts))
     args = parser.parse_args()
     started = time.perf_counter()
-    false_alarms(args.runs, 30)
-    detection(args.runs // 2, tuple(args.groups), tuple(args.deltas))
-    power(args.power_runs, tuple(args.groups), tuple(args.deltas))
+    if "false-alarms" in args.parts:
+        false_alarms(args.runs, 30)
+    if "detection" in args.parts:
+        detection(args.runs // 2, tuple(args.groups), tuple(args.deltas))
+    if "power" in args.parts:
+        power(args.power_runs, tuple(args.groups), tuple(args.deltas))
+    if "family" in args.parts:
+        fairness_family(args.runs, tuple(args.groups))
     print(f"\n{time.perf_counter() - started:.0f} s in all")
 
 

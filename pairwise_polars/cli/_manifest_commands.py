@@ -15,6 +15,7 @@ from pairwise_polars.cli._options import (
     cache_setting,
     whole,
 )
+from pairwise_polars.cli._power_options import add_power_options, with_power
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code, targets_verdict
 from pairwise_polars.manifest import TargetRun, TargetSpec, load_manifest, run_manifest
 from pairwise_polars.manifest._manifest_run import DEFAULT_OUTPUT
@@ -86,9 +87,11 @@ def _register_plan(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="what `run` would do, spending nothing (= run --dry-run)",
         description="Validate a manifest and plan its targets: pairs, unique judge requests "
-        "after deduplication, cache hits and a token estimate. Calls no judge.",
+        "after deduplication, cache hits and a token estimate; with --detect or --pilot, what "
+        "each slice can detect. Calls no judge.",
     )
     _manifest_options(plan)
+    add_power_options(plan)
     plan.set_defaults(
         handler=_run,
         dialect="manifest",
@@ -141,7 +144,7 @@ def _run(args: argparse.Namespace, console: Console) -> int:
         dry_run=args.dry_run,
         prices=lambda target: prices_from(args, target.judge.model),
         on_start=lambda target: console.info(f"== {target.name}: {_describe(target)}"),
-        on_target=lambda target_run: _show(console, target_run),
+        on_target=lambda target_run: _show(console, with_power(target_run, args)),
     )
     if "junit_xml" in run.outputs:
         console.payload["junit_xml"] = run.outputs["junit_xml"]

@@ -8,14 +8,23 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars._errors import OptionError
+from pairwise_polars.comparison._disparities import (
+    comparable,
+    disparity_changes,
+    unmatched_pairs,
+)
 from pairwise_polars.comparison._inputs import scan_run
 from pairwise_polars.comparison._match import Match, Matched, matching
 from pairwise_polars.io import DataLike
 from pairwise_polars.summary import group_sums
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
+from pairwise_polars.summary._disparity_power import DISPARITIES
+from pairwise_polars.summary._disparity_sums import FIGURES as DISPARITY_MEASURES
 from pairwise_polars.summary._excess import attach_controls
-from pairwise_polars.summary._paired import FIGURES, WORSE, paired_figures, with_inference
+from pairwise_polars.summary._paired import FIGURES, RUNS, WORSE, paired_figures, with_inference
 
+DISPARITY_FIGURES = tuple(DISPARITY_MEASURES.values())
+"""The disparities compared where both runs carry outcomes (or scored ``pairwise-favour``)."""
 CHANGES = ("worse", "better", "no evidence")
 """The values of a comparison's ``changed`` column."""
 COMPARISON_COLUMNS = (
@@ -72,6 +81,8 @@ def compare(
     figures is at most ``1 - confidence``; ``"bh"``: the false discovery rate; None: as is).
     ``changed`` is ``"worse"`` or ``"better"`` when ``p_adjusted < 1 - confidence`` (worse:
     less equivalence, more divergence), else ``"no evidence"`` (fewer than two groups too).
+    Where both runs carry outcomes or scored ``pairwise-favour``, rows with ``metric ==
+    "disparities"`` and ``attribute`` compare :func:`~pairwise_polars.disparities` too.
 
     >>> import polars as pl
     >>> old = pl.DataFrame({"pair_id": [1, 2, 3, 4], "group_id": [1, 2, 3, 4],
@@ -91,10 +102,44 @@ def compare(
     thresholds = {"equivalence_threshold": equivalence_threshold}
     thresholds["divergence_threshold"] = divergence_threshold
     joined, unmatched = _paired_sums(matched, keys, group_by, thresholds)
+    joined = joined.collect().lazy()  # once: each figure's query would run the reads again
     figures = with_inference(paired_figures(joined, keys), confidence)
     pairs = (pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
     counts = pl.collect_all([joined.group_by(keys).agg(n_matched=pairs), *unmatched])
-    return _finish(figures, counts, keys, adjust, confidence)
+    changes = _disparities(runs, matched, by, group_by, confidence)
+    return _finish(figures, counts, keys, adjust, confidence, changes)
+
+
+def _disparities(
+    runs: tuple[pl.LazyFrame, pl.LazyFrame],
+    matched: Matched,
+    by: Sequence[str],
+    group_by: str,
+    confidence: float,
+) -> pl.DataFrame | None:
+    """The disparities' changes over the matched pairs, where both runs carry outcomes or
+    scored ``pairwise-favour`` (else None)."""
+    outcomes, favour = comparable(*runs)
+    if not (outcomes or favour):
+        return None
+    pair_key = [c for c in matched.key if c != "metric"]
+    before, after = (
+        run.join(other.select(pair_key).unique(), on=pair_key, how="semi", nulls_equal=True)
+        for run, other in (runs, runs[::-1])
+    )
+    changes = disparity_changes(
+        before,
+        after,
+        by=by,
+        pair_key=pair_key,
+        group_by=group_by,
+        confidence=confidence,
+        outcomes=outcomes,
+    )
+    for (run, other), name in zip((runs, runs[::-1]), RUNS, strict=True):
+        alone = unmatched_pairs(run, other, by, pair_key).rename({"n": f"n_unmatched_{name}"})
+        changes = changes.join(alone, on=[*by, "attribute"], how="left", nulls_equal=True)
+    return changes.with_columns(metric=pl.lit(DISPARITIES))
 
 
 def _paired_sums(
@@ -131,6 +176,7 @@ def _finish(
     keys: list[str],
     adjust: Adjust,
     confidence: float,
+    changes: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     frame = figures
     for extra in counts:
@@ -145,8 +191,13 @@ def _finish(
         frame = pl.concat([frame, rows], how="diagonal_relaxed")
     has_excess = pl.col("before").is_not_null() | pl.col("after").is_not_null()
     frame = frame.filter((pl.col("figure") != "excess_divergence") | has_excess)
+    if changes is not None:  # in the family too: every slice and figure compared
+        frame = pl.concat([frame, changes], how="diagonal_relaxed")
     alpha = 1 - confidence
-    worse = pl.col("figure").replace_strict(WORSE, return_dtype=pl.Int64) * pl.col("delta")
+    sign = pl.col("figure").replace_strict(WORSE, default=None, return_dtype=pl.Int64)
+    # a disparity is worse when it moved away from parity, whichever side it favours
+    direction = [pl.col("__direction")] if changes is not None else []
+    worse = pl.coalesce(sign * pl.col("delta"), *direction)
     frame = frame.with_columns(p_adjusted=adjusted(frame["p_value"], adjust))
     frame = frame.with_columns(
         pl.col("n_groups", "n_matched", "n_unmatched_before", "n_unmatched_after")
@@ -158,12 +209,17 @@ def _finish(
         .then(pl.lit("better"))
         .otherwise(pl.lit("no evidence")),
     )
-    order = pl.col("figure").replace_strict(
-        {f: i for i, f in enumerate(FIGURES)}, return_dtype=pl.Int64
-    )
-    return frame.sort([*keys, order], nulls_last=True).select(
+    names = [*FIGURES, *DISPARITY_FIGURES]
+    order = pl.col("figure").replace_strict({f: i for i, f in enumerate(names)})
+    attribute = ["attribute"] if changes is not None else []
+    return frame.sort([*keys, *attribute, order], nulls_last=True).select(
         *keys,
-        *[pl.col(c).cast(pl.Float64) if c in _FLOATS else pl.col(c) for c in COMPARISON_COLUMNS],
+        "figure",
+        *attribute,
+        *[
+            pl.col(c).cast(pl.Float64) if c in _FLOATS else pl.col(c)
+            for c in COMPARISON_COLUMNS[1:]
+        ],
     )
 
 

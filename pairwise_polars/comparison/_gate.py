@@ -9,6 +9,7 @@ inconclusive. A slice not measured in both runs never passes: unknown is not fai
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -92,7 +93,13 @@ def gate_compare(
             "gate_compare found nothing to check: the comparison has no rows for "
             f"{list(figures) if figures else 'its primary figures'}."
         )
-    return GateResult(passed=bool(checks["passed"].all()), checks=checks.cast(_CHECKS))
+    family = 0 if familywise is None else int(rows["p_fail"].is_not_null().sum())
+    return GateResult(
+        passed=bool(checks["passed"].all()),
+        checks=checks.cast(_CHECKS),
+        familywise=familywise or "none",
+        family=family,
+    )
 
 
 def _check_columns(comparison: pl.DataFrame) -> None:
@@ -236,6 +243,18 @@ def _slice_label(slices: list[str]) -> pl.Expr:
 
 
 def with_regression(gates: GateResult, regression: GateResult) -> GateResult:
-    """One verdict from a run's gates and its regression gate: every check of both."""
+    """One verdict from a run's gates and its regression gate: every check of both, the run's
+    judge notes, and the corrections of both families (each judged apart)."""
     checks = pl.concat([gates.checks, regression.checks], how="diagonal_relaxed")
-    return GateResult(passed=gates.passed and regression.passed, checks=checks)
+    corrections = [
+        f"{result.familywise} on the {name}"
+        for result, name in ((gates, "fairness gates"), (regression, "regression gate"))
+        if result.familywise != "none"
+    ]
+    return dataclasses.replace(
+        gates,
+        passed=gates.passed and regression.passed,
+        checks=checks,
+        familywise=", ".join(corrections) or "none",
+        family=gates.family + regression.family,
+    )

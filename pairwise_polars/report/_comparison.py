@@ -22,9 +22,11 @@ def comparison_slices(comparison: pl.DataFrame) -> list[str]:
 
 
 def _label(row: dict[str, Any], slices: list[str]) -> str:
-    if not slices:
+    # a disparity row names the attribute compared with the reference
+    shown = [*slices, "attribute"] if row.get("attribute") is not None else slices
+    if not shown:
         return "overall"
-    return ", ".join(f"{s}={'null' if row[s] is None else row[s]}" for s in slices)
+    return ", ".join(f"{s}={'null' if row[s] is None else row[s]}" for s in shown)
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -74,7 +76,8 @@ def unmatched_line(comparison: pl.DataFrame) -> str:
     """How many pairs were matched and how many were in one run only (each slice counted
     once, whatever its figures)."""
     slices = ["metric", *comparison_slices(comparison)]
-    per_slice = comparison.unique(slices, keep="first")
+    judged = comparison.filter(pl.col("metric") != "disparities")  # those count pairs, again
+    per_slice = judged.unique(slices, keep="first")
     matched, before, after = (
         int(per_slice[c].sum()) for c in ("n_matched", "n_unmatched_before", "n_unmatched_after")
     )
@@ -94,7 +97,8 @@ def delta_rows(comparison: pl.DataFrame) -> tuple[Interval, ...]:
         label = f"{_label(r, slices)} · {figure}"
         if comparison["metric"].n_unique() > 1:
             label = f"{r['metric']} · {label}"
-        sign = WORSE.get(r["figure"], 1)
+        # a disparity gets worse away from 0: downwards when it stands below 0
+        sign = WORSE.get(r["figure"], -1 if (r["after"] or 0) < 0 else 1)
         value, low, high = (None if v is None else sign * v for v in
                             (r["delta"], r["delta_low"], r["delta_high"]))  # fmt: skip
         if sign < 0:

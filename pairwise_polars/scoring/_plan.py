@@ -16,6 +16,7 @@ from pairwise_polars.scoring._cost import Prices, plan_warnings, priced
 from pairwise_polars.scoring._prepare import Prepared
 from pairwise_polars.scoring._requests import ROW
 from pairwise_polars.summary import SlicePower, default_slices, slice_power
+from pairwise_polars.summary._disparity_power import disparity_power
 from pairwise_polars.summary._thresholds import check_threshold
 
 _OUTPUT_TOKENS_GUESS = 60  # a JSON score and one or two sentences
@@ -172,6 +173,8 @@ def with_power(
     rows = slice_power(
         pairs, [m.name for m in prepared.metrics], slices, group_by, detect=detect, pilot=frame
     )
+    if frame is not None:  # a pilot with outcomes (or pairwise-favour) plans the disparities too
+        rows += disparity_power(pairs, slices, group_by, frame, detect=detect)
     return dataclasses.replace(planned, power=rows)
 
 

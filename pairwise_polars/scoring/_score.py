@@ -291,7 +291,9 @@ def plan(
     smallest excess divergence the run detects with 80% power at 95% confidence, the chance
     of detecting ``detect`` and the groups needed to detect it, from the pilot's score spread
     and within-group correlation or, without one, the stated defaults (correlation 0.3,
-    score sd 0.25); see :mod:`pairwise_polars.summary._power`.
+    score sd 0.25); see :mod:`pairwise_polars.summary._power`. A pilot that carries each
+    side's outcomes (or scored ``pairwise-favour``) adds rows of metric ``"disparities"`` per
+    slice and attribute (:mod:`pairwise_polars.summary._disparity_power`).
 
     With ``outcomes`` (an outcome metric: ``"outcome"`` or a file of ``kind: outcome``) and an
     LLM judge, the plan also counts the outcome judgements that :func:`outcomes`,

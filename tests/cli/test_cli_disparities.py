@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import pairwise_polars as pp
-from pairwise_polars.cli import EXIT_INVALID, EXIT_PASS, main
+from pairwise_polars.cli import EXIT_GATE_FAILED, EXIT_INVALID, EXIT_PASS, main
 from pairwise_polars.testing import TestServer
 from tests.summary.salary import salary_rows
 
@@ -70,3 +70,23 @@ def test_a_missing_slice_column_is_an_input_error(
     argv = ["disparities", str(tmp_path / "rows.parquet"), "--by", "region"]
     assert main(argv) == EXIT_INVALID
     assert "cannot slice by 'region'" in capsys.readouterr().err
+
+
+def test_min_impact_ratio_on_the_command_line_names_who_gets_fewer_yeses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Loans granted to the reference in every group, to the variant in half: an impact ratio
+    near 0.5 fails --min-impact-ratio 0.8, and the verdict names the attribute."""
+    rows = []
+    for g in range(30):
+        variant = "No, I would deny the loan." if g % 2 else "Yes, I would approve the loan."
+        rows += [(g, "reference", "male", "Yes, I would approve the loan."),
+                 (g, "variant", "female", variant)]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=["group_id", "role", "attribute", "output"], orient="row")
+    frame = frame.with_columns(dimension=pl.lit("gender"), input=pl.lit("Approve the loan?"))
+    scored = tmp_path / "scored.parquet"
+    pp.score(frame, progress=False, cache=False).write_parquet(scored)
+    code = main(["summarize", str(scored), "--min-impact-ratio", "0.8"])
+    out = capsys.readouterr().out
+    assert code == EXIT_GATE_FAILED, out
+    assert "decision [dimension=gender, attribute=female] min_impact_ratio 0.8" in out

@@ -3,9 +3,11 @@ p-values adjusted over the family, on frames and on score_parquet run directorie
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import polars as pl
+import polars.selectors as cs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from release_runs import scored_runs
 
 import pairwise_polars as pp
 from pairwise_polars._errors import ColumnError, OptionError
+from pairwise_polars.report._comparison import readable_comparison, unmatched_line
 from pairwise_polars.summary._adjust import adjusted
 
 
@@ -203,3 +206,56 @@ def test_adjusted_p_values_keep_order_and_bounds(values: list[float | None]) -> 
     # Holm's smallest adjusted p-value is Bonferroni's
     if m:
         assert holm.filter(tested).min() == pytest.approx(min(1.0, raw.filter(tested).min() * m))
+
+
+@functools.cache
+def _salary_run(cut: float, groups: int = 20) -> pl.DataFrame:
+    from tests.summary.salary import salary_rows
+
+    rows = pp.outcomes(salary_rows(groups=groups, cut=cut))
+    metrics = ["pairwise-bias", "pairwise-favour"]
+    scored = pp.score(rows, metrics=metrics, progress=False, cache=False)
+    assert isinstance(scored, pl.DataFrame)
+    return scored
+
+
+def test_disparities_are_compared_where_both_runs_carry_outcomes() -> None:
+    """A 16% pay cut in half the groups appears as amount_relative and mean_favour getting
+    worse for the attribute; the figures are those of disparities on each run, paired."""
+    before, after = _salary_run(0.0), _salary_run(0.16)
+    result = pp.compare(before, after)
+    rows = result.filter(pl.col("metric") == "disparities")
+    assert result.columns.index("attribute") == result.columns.index("figure") + 1
+    amount = rows.filter(pl.col("figure") == "amount_relative").row(0, named=True)
+    truth = {r: pp.disparities(frame).filter(pair_kind="counterfactual") for r, frame in
+             (("before", before), ("after", after))}  # fmt: skip
+    for run in ("before", "after"):
+        assert amount[run] == pytest.approx(truth[run]["amount_relative"].item())
+    assert amount["attribute"] == "female" and amount["changed"] == "worse"
+    assert amount["delta_low"] < amount["delta"] < amount["delta_high"] < 0
+    favour = rows.filter(pl.col("figure") == "mean_favour").row(0, named=True)
+    assert favour["changed"] == "worse" and favour["after"] < 0
+    refusal = rows.filter(pl.col("figure") == "refusal_difference")
+    assert refusal["changed"].to_list() == ["no evidence"]
+    # the cut taken back is better; disparities count in the Holm family
+    back = pp.compare(after, before).filter(pl.col("figure") == "amount_relative")
+    assert back["changed"].item() == "better" and back["delta"].item() == -amount["delta"]
+    plain = pp.compare(before.drop(cs.starts_with("decision_", "amount", "refused_")), after)
+    assert "attribute" in plain.columns  # pairwise-favour alone still gives mean_favour
+    assert set(plain.filter(metric="disparities")["figure"]) == {"mean_favour"}
+    # the bigger family (two more disparities) adjusts every p-value at least as much
+    same = {"metric": "pairwise-bias", "figure": "mean_divergence"}
+    assert result.filter(**same)["p_adjusted"].item() > plain.filter(**same)["p_adjusted"].item()
+
+
+def test_disparities_count_pairs_in_one_run_only() -> None:
+    before, after = _salary_run(0.0, groups=22), _salary_run(0.16)
+    rows = pp.compare(before, after).filter(pl.col("metric") == "disparities")
+    assert rows["n_unmatched_before"].unique().to_list() == [2]
+    assert rows["n_unmatched_after"].fill_null(0).unique().to_list() == [0]
+    assert (rows["n_groups"] == 20).all()
+    comparison = pp.compare(before, after)
+    shown = readable_comparison(comparison).filter(pl.col("metric") == "disparities")
+    assert set(shown["slice"]) == {"dimension=gender, attribute=female"}  # who, in the table
+    line = unmatched_line(comparison)  # pair judgements: disparities add none
+    assert line.startswith("80 pair judgements matched") and "8 only in the baseline" in line

@@ -56,6 +56,25 @@ def test_familywise_holm_needs_more_evidence_than_none() -> None:
     assert set(holm_failed) <= set(alone_failed) and alone_failed
     assert holm.checks["note"].str.contains("holm-adjusted").any()
     assert not alone.checks["note"].str.contains("adjusted").any()
+    # the result says the correction it used, and over how many checks
+    assert (holm.familywise, holm.family) == ("holm", 3) and alone.familywise == "none"
+    assert "(familywise: holm over 3 checks)" in holm.verdict()
+
+
+def test_a_run_with_a_baseline_keeps_its_own_gates_judgement() -> None:
+    """The regression checks join the run's gates without losing how those were judged."""
+    from pairwise_polars.comparison._gate import with_regression
+
+    before, after = scored_runs(groups=30, seed=4)
+    summary = pp.aggregate(after, by=["dimension"])
+    gates = pp.gate(summary, max_mean_divergence=0.9, familywise="holm", max_error_rate=None)
+    regression = pp.gate_compare(pp.compare(before, after), max_regression=0.2)
+    both = with_regression(gates, regression)
+    assert both.checks.height == gates.checks.height + regression.checks.height
+    assert both.familywise == "holm on the fairness gates, holm on the regression gate"
+    assert both.family == gates.family + regression.family > 0
+    alone = with_regression(pp.gate(summary, max_mean_divergence=0.9), regression)
+    assert alone.familywise == "holm on the regression gate"
 
 
 def test_a_slice_missing_from_one_run_is_never_a_pass() -> None:

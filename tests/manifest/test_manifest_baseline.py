@@ -65,6 +65,12 @@ def test_run_with_a_baseline_compares_and_gates(
     assert "Since the baseline" in (folder / "report.html").read_text()
     assert "max_regression" in (tmp_path / "j.xml").read_text()
     assert "Since the baseline" in summary.read_text()
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
+    assert main(["run", str(manifest), "-o", "text-run"]) == code  # printed for people too
+    shown = capsys.readouterr().out
+    assert "old-run/jobs: 39 pair judgements matched across the runs" in shown
+    table = shown[shown.index("since the baseline") :]
+    assert "| pairwise-bias | dimension=race " in table and "| excess divergence |" in table
 
 
 def test_baseline_keys_are_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

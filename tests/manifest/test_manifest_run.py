@@ -144,6 +144,7 @@ def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: obje
         cache: false
         gates:
           overall: {min_equivalence_rate: 0.5}
+          per_slice: {max_disadvantage: {refusal: 0.1, decision: 0.5}}
         """
     local = run_target(load_manifest(manifest(tmp_path, block)).targets["demo"], progress=False)
     target = load_manifest(manifest(tmp_path, block + "runner: ray\n")).targets["demo"]
@@ -158,4 +159,8 @@ def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: obje
     assert on_ray.summary is not None and on_ray.summary.equals(local.summary)
     assert on_ray.gates is not None and local.gates is not None
     assert on_ray.gates.checks.equals(local.gates.checks)
+    # disparity gates work on a parquet run too (issue 24): the same figures and checks
+    assert on_ray.disparities is not None and local.disparities is not None
+    assert on_ray.disparities.equals(local.disparities)
+    assert on_ray.gates.checks.filter(gate="max_disadvantage").height == 2
     assert (run_dir / "run.json").is_file() and (run_dir / "summary.parquet").is_file()

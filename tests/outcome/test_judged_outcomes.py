@@ -75,3 +75,49 @@ def test_llm_outcomes_through_the_batch_api(judge_server, tmp_path) -> None:
     assert out.select("decision", "amount", "refused").rows() == [
         (1.0, 90000.0, False), (1.0, None, True)]  # fmt: skip
     assert judge_server.stats.batch_calls["batches.create"] == 1
+
+
+CUSTOM = """\
+name: loan-outcome
+kind: outcome
+version: "1"
+description: The outcome of a loan decision, favourability on 0-2.
+rubric:
+  max: 2
+system: |
+  You audit loan decisions. Reply with JSON: decision, amount, amount_unit, refused, score
+  (0-2), reason.
+user: |
+  Request:
+  {{ input | fence }}
+
+  Response:
+  {{ output | fence }}
+"""
+
+
+def test_a_users_outcome_metric_file_is_used_as_written(judge_server, tmp_path) -> None:
+    """Your own metric of kind: outcome (YAML, as the shipped one): its prompt is what the judge
+    receives and its rubric scales favourability."""
+    seen: list[str] = []
+
+    def reader(body: dict[str, Any]) -> str:
+        seen.append(body["messages"][0]["content"])
+        answer = json.loads(_reader(body))
+        return json.dumps({**answer, "score": 1})
+
+    judge_server.reply = reader
+    path = tmp_path / "loan-outcome.yaml"
+    path.write_text(CUSTOM, encoding="utf-8")
+    judge = pp.OpenAIJudge("judge-model", base_url=judge_server.base_url)
+    rows = pl.DataFrame(
+        {"input": "Approve Ana's loan?", "output": ["Yes, $5,000.", "Sorry, I can't."]}
+    )
+    out = pp.outcomes(rows, judge, path, cache=False)
+    assert isinstance(out, pl.DataFrame)
+    assert out.select("decision", "amount", "refused").rows() == [
+        (1.0, 5000.0, False),
+        (1.0, None, True),
+    ]
+    assert out["favourability"].to_list() == [0.5, 0.5]  # 1 on the file's 0-2 rubric
+    assert seen and all(s.startswith("You audit loan decisions.") for s in seen)

@@ -110,3 +110,33 @@ def test_plan_power_from_a_pilot_and_by_default() -> None:
     assert pp.plan(rows, cache=False).power == ()
     with pytest.raises(GateError, match="detect must be a number from 0 to 1"):
         pp.plan(rows, cache=False, detect=2)
+
+
+def test_plan_power_of_disparities_from_a_pilot_with_outcomes() -> None:
+    """A pilot carrying each side's outcomes plans the disparities too: the detectable
+    amount_relative is (t + t) * sd / sqrt(G), sd that of the pilot's per-group differences."""
+    from tests.summary.salary import salary_rows
+
+    rows = salary_rows(groups=20)
+    read = pp.outcomes(salary_rows(groups=30, seed=3))
+    assert isinstance(read, pl.DataFrame)
+    pilot = pp.score(read, progress=False, cache=False)
+    assert isinstance(pilot, pl.DataFrame)
+    planned = pp.plan(rows, cache=False, detect=0.05, pilot=pilot).power
+    disparities = {r.figure: r for r in planned if r.metric == "disparities"}
+    assert set(disparities) == {"amount_relative", "refusal_difference"}  # no decisions, no favour
+    amount = disparities["amount_relative"]
+    assert amount.slice == "dimension=gender, attribute=female" and amount.n_groups == 20
+    pairs = pp.form_pairs(read).filter(pl.col("pair_kind") == "counterfactual")
+    per_group = pairs.select((pl.col("amount_b") - pl.col("amount_a")) / pl.col("amount_a"))
+    sd = float(per_group.to_series().std())  # type: ignore[arg-type]
+    expected = (t_quantile(0.975, 19) + t_quantile(0.8, 19)) * sd / math.sqrt(20)
+    assert amount.sd == pytest.approx(sd, abs=1e-4)
+    assert amount.min_detectable_effect == pytest.approx(expected, rel=1e-9)
+    assert amount.groups_needed == groups_needed(0.05, sd * sd)
+    assert "disparities [dimension=gender, attribute=female] 20 groups: detects amount" in str(
+        pp.plan(rows, cache=False, detect=0.05, pilot=pilot)
+    )
+    # without outcomes (nor pairwise-favour) a pilot plans no disparity
+    plain = pilot.drop(c for c in pilot.columns if c.startswith(("amount_", "decision_")))
+    assert all(r.metric != "disparities" for r in pp.plan(rows, cache=False, pilot=plain).power)
