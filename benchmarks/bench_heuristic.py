@@ -9,7 +9,7 @@ spell of the shared machine hits both.
   ``benchmarks/_data.py`` (pseudo-word text, ~600-character outputs; ``--rows`` rows,
   1,286,000 by default = ~1.0M pairs): pairs/s end to end, as in the ~46,000 pairs/s measured
   for v1 at 5M rows.
-- ``judge``: ``offline_scores`` alone on ``--pairs`` request rows whose outputs are real English
+- ``judge``: ``heuristic_scores`` alone on ``--pairs`` request rows whose outputs are real English
   answers (the shipped samples' letters and DecodingTrust answers, the labelled XSTest answers
   and the written decision pairs, drawn with a seed), where the patterns actually match: the
   judge's own cost, without pairing or parquet.
@@ -54,7 +54,7 @@ def _judge(version: str):
         v1 = frozen("heuristic_v1", "judges._heuristic")
 
         return v1.OfflineJudge(), v1.offline_scores
-    from pairwise_polars.judges.heuristic import HeuristicJudge, offline_scores
+    from pairwise_polars.judges.heuristic import HeuristicJudge, heuristic_scores
 
     if version == "v2":
         # The judge as it was before the XSTest follow-up: the same profile code with the frozen
@@ -66,7 +66,7 @@ def _judge(version: str):
         _profile.CUES = _heuristic_v2_action.CUES
         _profile.action_cues = _heuristic_v2_action.action_cues
         _profile.action_from_cues = _heuristic_v2_action.action_from_cues
-    return HeuristicJudge(), offline_scores
+    return HeuristicJudge(), heuristic_scores
 
 
 def real_requests(n_pairs: int, seed: int) -> Path:

@@ -51,7 +51,7 @@ OPTIONS = {
 def child(where: str, path: str, endpoint: str, chunk_size: int) -> None:
     import shutil
 
-    from pairwise_polars import OfflineJudge
+    from pairwise_polars import HeuristicJudge
     from pairwise_polars.runs import score_parquet
 
     work = Path(tempfile.mkdtemp(prefix="bench-object-store-"))
@@ -69,7 +69,7 @@ def child(where: str, path: str, endpoint: str, chunk_size: int) -> None:
             path,
             destination,
             "pairwise-bias",
-            judge=OfflineJudge(),
+            judge=HeuristicJudge(),
             cache=work / "cache.sqlite",
             chunk_size=chunk_size,
             progress=False,

@@ -58,7 +58,7 @@ def _judge(kind: str, base_url: str | None):
     import pairwise_polars as pp
 
     if kind == "offline":
-        return pp.OfflineJudge()
+        return pp.HeuristicJudge()
     return pp.OpenAIJudge("judge-model", base_url=base_url, api_key="k", max_concurrency=64)
 
 

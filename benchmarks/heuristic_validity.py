@@ -41,7 +41,7 @@ import polars as pl  # noqa: E402
 from _frozen import frozen  # noqa: E402
 
 import pairwise_polars as pp  # noqa: E402
-from pairwise_polars.judges.heuristic import offline_scores, refusal_class  # noqa: E402
+from pairwise_polars.judges.heuristic import heuristic_scores, refusal_class  # noqa: E402
 
 v1 = frozen("heuristic_v1", "judges._heuristic")  # the word-overlap judge
 v1_refusal = frozen("heuristic_v1", "judges._refusal")
@@ -60,7 +60,7 @@ def _score(pairs: pl.DataFrame, metric: str = "pairwise-bias") -> pl.DataFrame:
     requests = pairs.with_row_index("key").with_columns(
         pl.col("key").cast(pl.String), metric=pl.lit(metric)
     )
-    new = offline_scores(requests).select("raw_score", "reason")
+    new = heuristic_scores(requests).select("raw_score", "reason")
     old = v1.offline_scores(requests).select(pl.col("raw_score").alias("v1_score"))
     return pl.concat([pairs, new, old], how="horizontal")
 

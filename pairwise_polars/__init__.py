@@ -21,6 +21,7 @@ from pairwise_polars._errors import (
     TemplateError,
     ThresholdWarning,
 )
+from pairwise_polars._former import former_names as _former_names
 from pairwise_polars._version import __version__
 from pairwise_polars.comparison import compare, gate_compare
 from pairwise_polars.counterfactual import (
@@ -36,12 +37,11 @@ from pairwise_polars.judges import (
     HeuristicJudge,
     Judge,
     JudgeTraits,
-    OfflineJudge,
     OpenAIBatchJudge,
     OpenAIJudge,
     Panel,
 )
-from pairwise_polars.judges.heuristic import offline_scores
+from pairwise_polars.judges.heuristic import heuristic_scores
 from pairwise_polars.labels import sample_for_labelling
 from pairwise_polars.metrics import Metric, get_metric, load_metric, metric_names
 from pairwise_polars.outcome import disparities, outcomes
@@ -69,11 +69,6 @@ from pairwise_polars.summary import (
     verdict_stability,
 )
 
-OfflineRun = ParquetRun
-"""The former name of :class:`ParquetRun` ("offline" now names nothing else in the package);
-kept for one release."""
-
-
 __all__ = [
     "AnthropicBatchJudge",
     "AnthropicJudge",
@@ -95,8 +90,6 @@ __all__ = [
     "ManifestError",
     "Metric",
     "MetricError",
-    "OfflineJudge",
-    "OfflineRun",
     "OpenAIBatchJudge",
     "OpenAIJudge",
     "OpenAITarget",
@@ -130,11 +123,11 @@ __all__ = [
     "gate",
     "gate_compare",
     "get_metric",
+    "heuristic_scores",
     "judge_agreement",
     "judge_report",
     "load_metric",
     "metric_names",
-    "offline_scores",
     "outcomes",
     "plan",
     "sample_for_labelling",
@@ -145,3 +138,13 @@ __all__ = [
     "verdict_stability",
     "write_report",
 ]
+
+# "offline" named the heuristic judge and the parquet runs; each has its own name now.
+__getattr__ = _former_names(
+    __name__,
+    {
+        "OfflineJudge": ("HeuristicJudge", HeuristicJudge),
+        "OfflineRun": ("ParquetRun", ParquetRun),
+        "offline_scores": ("heuristic_scores", heuristic_scores),
+    },
+)

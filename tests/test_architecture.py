@@ -14,7 +14,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pairwise_polars"
 
-GROUND = frozenset({"_errors", "_schemas", "_version"})
+GROUND = frozenset({"_errors", "_former", "_schemas", "_version"})
 """The ground floor: imports nothing of the package."""
 
 BASE = "_errors _schemas"
@@ -39,7 +39,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # HTTP endpoints, limits, retries, caches, the cached map, progress: knows no metric
     "engine": _may(BASE),
     # the protocol, the OpenAI chat and batch judges, the heuristic judge
-    "judges": _may(f"{BASE} io metrics engine"),
+    "judges": _may(f"{BASE} _former io metrics engine"),
     # prepare once, the judge map, plan (whose power analysis is the summary's estimator's);
     # the masked audit finds attribute terms with the counterfactual lexicons
     "scoring": _may(f"{BASE} io pairing metrics labels engine judges summary counterfactual"),
@@ -57,8 +57,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "report": _may(f"{BASE} io pairing metrics labels summary"),
     # the YAML manifest and running a target (which writes the report)
     "manifest": _may(
-        f"{BASE} _advice io pairing metrics labels engine judges scoring summary outcome runs "
-        "comparison counterfactual report"
+        f"{BASE} _advice _former io pairing metrics labels engine judges scoring summary "
+        "outcome runs comparison counterfactual report"
     ),
     # the local OpenAI-compatible test server: stands alone
     "testing": _may("_errors"),
@@ -69,8 +69,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     # the public face
     "__init__": _may(
-        f"{BASE} _version io pairing metrics labels engine judges scoring summary outcome runs "
-        "comparison counterfactual report manifest _namespace"
+        f"{BASE} _former _version io pairing metrics labels engine judges scoring summary "
+        "outcome runs comparison counterfactual report manifest _namespace"
     ),
     "__main__": _may("cli"),
     "_namespace": _may("_errors io pairing scoring summary"),

@@ -9,8 +9,7 @@ every problem at once, each with its file, line and key::
     ['letters', 'jobs']
 """
 
-import warnings as _warnings
-
+from pairwise_polars._former import former_names as _former_names
 from pairwise_polars.manifest._load import format_problems, load_manifest, validate_manifest
 from pairwise_polars.manifest._manifest_run import ManifestRun, run_manifest
 from pairwise_polars.manifest._model import (
@@ -44,14 +43,5 @@ __all__ = [
     "validate_manifest",
 ]
 
-
-def __getattr__(name: str) -> object:
-    if name == "Target":  # the former name; "Target" is the system under test elsewhere
-        _warnings.warn(
-            "pairwise_polars.manifest.Target is now TargetSpec (Target names the system under "
-            "test in pairwise_polars.counterfactual); the old name goes in the next release.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return TargetSpec
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# "Target" names the system under test in pairwise_polars.counterfactual.
+__getattr__ = _former_names(__name__, {"Target": ("TargetSpec", TargetSpec)})

@@ -1,6 +1,6 @@
 """Planning a large run: pair keys from a lazy scan, cut into chunks that never split a group.
 
-Only key columns are read to plan (group, role, dimension, ids: no text). Groups are taken in
+Only key columns are read to layout (group, role, dimension, ids: no text). Groups are taken in
 file order (by their first row), so when a group's rows sit together in the file, as runs are
 usually written, a chunk's rows are one contiguous range of the file and reading it decodes
 little more than those rows.
@@ -36,7 +36,7 @@ class Chunk:
 
 
 @dataclass(frozen=True)
-class RunPlan:
+class ChunkLayout:
     files: list[str]
     chunks: list[Chunk]
     n_rows: int
@@ -79,14 +79,14 @@ def scan_rows(source: Source, id_column: str) -> pl.LazyFrame:
     return scan
 
 
-def plan_chunks(
+def lay_out_chunks(
     scan: pl.LazyFrame,
     files: list[str],
     strategy: Strategy,
     chunk_size: int,
     pairing: PairingOptions,
     group_by: str,
-) -> RunPlan:
+) -> ChunkLayout:
     """Pair keys per group, groups in file order, cut into chunks of about ``chunk_size``
     pairs: a chunk holds at most ``chunk_size + largest group - 1`` pairs."""
     g = group_by
@@ -119,7 +119,7 @@ def plan_chunks(
     lo = _int(groups[_LO].sum())
     hi = _int(groups[_HI].sum())
     n_pairs = _int(groups[_PAIRS].sum())
-    return RunPlan(
+    return ChunkLayout(
         storage_options=pairing.get("storage_options"),
         files=files,
         chunks=chunks,

@@ -28,7 +28,7 @@ from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import PairingOptions, Strategy
 from pairwise_polars.pairing._groups import check_pairing
 from pairwise_polars.runs._chunk_loop import ChunkLoop
-from pairwise_polars.runs._chunks import POS, Chunk, RunPlan, plan_chunks, scan_rows
+from pairwise_polars.runs._chunks import POS, Chunk, ChunkLayout, lay_out_chunks, scan_rows
 from pairwise_polars.runs._journal import PAIRING_DEFAULTS, SUMMARY, locked, open_journal
 from pairwise_polars.runs._run_disparities import outcome_errors, run_disparities
 from pairwise_polars.runs._run_members import members_fingerprint, priced_members, run_members
@@ -68,7 +68,7 @@ RUNNERS = ("local", "ray")
 @dataclass(frozen=True)
 class ParquetRun:
     """What :func:`score_parquet` did. The scored frame is on disk: :meth:`scored`.
-    (``OfflineRun`` is this class's former name, kept as an alias for one release.)"""
+    (``OfflineRun``, its former name, still works and warns.)"""
 
     destination: Path | str
     """The run's folder, or its ``s3://`` prefix."""
@@ -129,7 +129,7 @@ async def ascore_parquet(
 
     ``source`` is a parquet file, a directory, a glob or a list of them, read lazily (CSV, TSV
     and NDJSON files are read too, though parquet is the format for large runs). Pairs are
-    planned from the key columns, then scored ``chunk_size`` pairs at a time (a chunk never
+    laid_out from the key columns, then scored ``chunk_size`` pairs at a time (a chunk never
     splits a group, so it holds at most ``chunk_size`` + the largest group's pairs - 1), each
     chunk written as ``destination/scored/part-<chunk>.parquet`` and recorded in
     ``destination/run.json``. Peak memory follows the chunk, not the file: measured about
@@ -155,7 +155,7 @@ async def ascore_parquet(
     name) override the price table for ``usage``. ``score_parquet`` is the same call for sync
     code; ``ascore_parquet`` awaits it.
 
-    ``runner="ray"`` runs the same plan on Ray Data (the ``pairwise-polars[ray]`` extra):
+    ``runner="ray"`` runs the same layout on Ray Data (the ``pairwise-polars[ray]`` extra):
     rows read by Ray tasks, each chunk's rows brought together by a shuffle on its groups,
     paired, judged and written by a pool of ``actors`` long-lived Ray workers (default: one
     per CPU of the cluster; never more than the chunks to score), each with the judge's
@@ -198,9 +198,9 @@ async def ascore_parquet(
         labels=labels,
     )
     run_files = run_store(destination, pairing.get("storage_options"))
-    planned = _planned(source, strategy, chunk_size, pairing, ray=asked.ray_run is not None)
+    laid_out = _laid_out(source, strategy, chunk_size, pairing, ray=asked.ray_run is not None)
     fingerprint = run_fingerprint(
-        planned.plan,
+        laid_out.layout,
         strategy,
         resolved_pairing(pairing, strategy),
         asked.spec,
@@ -208,15 +208,15 @@ async def ascore_parquet(
         keep_text,
         asked.outcome,
     ) | members_fingerprint(asked.members)
-    plan = planned.plan
-    bar = RunProgress(plan.n_pairs, len(plan.chunks), enabled=progress)
+    layout = laid_out.layout
+    bar = RunProgress(layout.n_pairs, len(layout.chunks), enabled=progress)
     with locked(run_files):
         journal = open_journal(
-            run_files, fingerprint, len(plan.chunks), planned.info, overwrite=overwrite
+            run_files, fingerprint, len(layout.chunks), laid_out.info, overwrite=overwrite
         )
         with cache_session(cache, enabled=asked.cacheable) as store:
             loop = ChunkLoop(
-                scan=planned.scan,
+                scan=laid_out.scan,
                 strategy=strategy,
                 pairing=pairing,
                 spec=asked.spec,
@@ -224,20 +224,20 @@ async def ascore_parquet(
                 store=store,
                 journal=journal,
                 bar=bar,
-                group_by=planned.group_by,
+                group_by=laid_out.group_by,
                 members=asked.members,
                 outcomes=asked.outcome,
             )
             try:
-                todo = loop.resume(plan.chunks)
+                todo = loop.resume(layout.chunks)
                 summary = await _score_all(
-                    loop, todo, asked, planned, labels=labels, actors=actors, progress=progress
+                    loop, todo, asked, laid_out, labels=labels, actors=actors, progress=progress
                 )
                 run_files.write(SUMMARY, summary.write_parquet)
                 journal.mark_finished()
             finally:
                 bar.close()
-    return _result(loop, plan, started, summary, _usage(loop, asked, prices))
+    return _result(loop, layout, started, summary, _usage(loop, asked, prices))
 
 
 score_parquet = sync_twin(ascore_parquet, "score_parquet")
@@ -291,26 +291,26 @@ def _asked(
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Planned:
-    """The source found and checked, and the run's chunks planned from its key columns."""
+class _LaidOut:
+    """The source found and checked, and the run's chunks laid_out from its key columns."""
 
     source: Source
     scan: pl.LazyFrame
     id_column: str
     group_by: str
-    plan: RunPlan
+    layout: ChunkLayout
     info: dict[str, object]
     """What the journal records about the run beside its fingerprint."""
 
 
-def _planned(
+def _laid_out(
     source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     strategy: Strategy,
     chunk_size: int,
     pairing: PairingOptions,
     *,
     ray: bool,
-) -> _Planned:
+) -> _LaidOut:
     found = source_files(source, storage_options=pairing.get("storage_options"))
     files = list(found.files)
     columns = run_columns(pairing)
@@ -325,21 +325,21 @@ def _planned(
         control=pairing.get("control", PAIRING_DEFAULTS["control"]),
         reference=pairing.get("reference", PAIRING_DEFAULTS["reference"]),
     )
-    plan = plan_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
+    layout = lay_out_chunks(scan, files, strategy, chunk_size, pairing, columns.group_by)
     if not ray:  # Ray reads each slice of the source once, scattered or not
-        warn_if_scattered(plan, columns.group_by)
+        warn_if_scattered(layout, columns.group_by)
     info = {
         "created_by": f"pairwise_polars {package_version()}",
         "source_paths": files,
-        "n_pairs": plan.n_pairs,
-        "largest_group_pairs": plan.largest_group,
+        "n_pairs": layout.n_pairs,
+        "largest_group_pairs": layout.largest_group,
     }
-    return _Planned(
+    return _LaidOut(
         source=found,
         scan=scan,
         id_column=columns.id,
         group_by=columns.group_by,
-        plan=plan,
+        layout=layout,
         info=info,
     )
 
@@ -348,7 +348,7 @@ async def _score_all(
     loop: ChunkLoop,
     todo: list[Chunk],
     asked: _Asked,
-    planned: _Planned,
+    laid_out: _LaidOut,
     *,
     labels: DataLike | None,
     actors: int | None,
@@ -360,8 +360,8 @@ async def _score_all(
         summary = await asyncio.to_thread(
             loop.score_on_ray,
             asked.ray_run,
-            source=planned.source,
-            id_column=planned.id_column,
+            source=laid_out.source,
+            id_column=laid_out.id_column,
             todo=todo,
             judge=judge,
             actors=actors,
@@ -387,14 +387,14 @@ def _usage(loop: ChunkLoop, asked: _Asked, prices: Prices | None) -> Usage:
 
 
 def _result(
-    loop: ChunkLoop, plan: RunPlan, started: float, summary: pl.DataFrame, usage: Usage | None
+    loop: ChunkLoop, layout: ChunkLayout, started: float, summary: pl.DataFrame, usage: Usage | None
 ) -> ParquetRun:
     parts = loop.journal.scan_parts() if loop.journal.parts() else None
     return ParquetRun(
         destination=loop.journal.destination,
         storage_options=loop.pairing.get("storage_options"),
-        n_pairs=plan.n_pairs,
-        n_chunks=len(plan.chunks),
+        n_pairs=layout.n_pairs,
+        n_chunks=len(layout.chunks),
         chunks_resumed=loop.resumed,
         judged=loop.bar.answered,
         from_cache=loop.from_cache,

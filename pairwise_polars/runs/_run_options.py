@@ -14,7 +14,7 @@ from pairwise_polars._errors import OptionError, PairwiseWarning
 from pairwise_polars.judges import traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import ColumnNames, Columns, PairingOptions
-from pairwise_polars.runs._chunks import RunPlan, file_fingerprint
+from pairwise_polars.runs._chunks import ChunkLayout, file_fingerprint
 from pairwise_polars.runs._journal import PAIRING_DEFAULTS
 from pairwise_polars.scoring import ScoringSpec
 
@@ -37,12 +37,13 @@ def runner_module(runner: object) -> ModuleType | None:
     return _ray_run
 
 
-def warn_if_scattered(plan: RunPlan, group_by: str) -> None:
-    if len(plan.chunks) > 1 and plan.rows_read > 3 * plan.n_rows:
+def warn_if_scattered(layout: ChunkLayout, group_by: str) -> None:
+    n_chunks = len(layout.chunks)
+    if n_chunks > 1 and layout.rows_read > 3 * layout.n_rows:
         warnings.warn(
             f"The rows of a group are scattered over the source, so each of the "
-            f"{len(plan.chunks)} chunks reads about {plan.rows_read // len(plan.chunks):,} of "
-            f"its {plan.n_rows:,} rows. The run works, but reads the text many times: sort "
+            f"{n_chunks} chunks reads about {layout.rows_read // n_chunks:,} of "
+            f"its {layout.n_rows:,} rows. The run works, but reads the text many times: sort "
             f"the source by {group_by!r} once (pl.scan_parquet(source).sort({group_by!r})"
             ".sink_parquet(path)), or raise chunk_size.",
             PairwiseWarning,
@@ -74,7 +75,7 @@ def resolved_pairing(pairing: PairingOptions, strategy: str) -> dict[str, Any]:
 
 
 def run_fingerprint(
-    plan: RunPlan,
+    layout: ChunkLayout,
     strategy: str,
     pairing: dict[str, Any],
     spec: ScoringSpec,
@@ -89,13 +90,13 @@ def run_fingerprint(
     return {
         "source": [
             {k: f[k] for k in ("size", "mtime_ns")}
-            for f in file_fingerprint(plan.files, plan.storage_options)
+            for f in file_fingerprint(layout.files, layout.storage_options)
         ],
         "pairs": {
-            "n_rows": plan.n_rows,
-            "n_pairs": plan.n_pairs,
-            "n_groups": plan.n_groups,
-            "digest": plan.digest,
+            "n_rows": layout.n_rows,
+            "n_pairs": layout.n_pairs,
+            "n_groups": layout.n_groups,
+            "digest": layout.digest,
         },
         "strategy": strategy,
         "pairing": pairing,

@@ -371,7 +371,7 @@ def test_problems_are_found_before_any_request(judge_server) -> None:
     with pytest.raises(pp.ColumnError, match=r"no column\(s\) \['group_id', 'role'\]"):
         respond(rows, judge_server, samples=2, strategy="group")
     with pytest.raises(TypeError, match="target must be a model name, an OpenAITarget"):
-        collect_responses(rows, pp.OfflineJudge())  # type: ignore[arg-type]
+        collect_responses(rows, pp.HeuristicJudge())  # type: ignore[arg-type]
     assert judge_server.stats.requests == 0
 
 

@@ -19,8 +19,7 @@ from pairwise_polars.judges._protocol import RESULT_SCHEMA, Judge
 from pairwise_polars.judges.heuristic import (
     FIELDS,
     HeuristicJudge,
-    OfflineJudge,
-    offline_scores,
+    heuristic_scores,
     refusal_class,
     treatment_profile,
 )
@@ -54,7 +53,7 @@ def requests(
 
 
 def scores(frame: pl.DataFrame) -> list:
-    return offline_scores(frame)["raw_score"].to_list()
+    return heuristic_scores(frame)["raw_score"].to_list()
 
 
 # --- the refusal classifier on labelled examples ---------------------------------------------
@@ -152,7 +151,7 @@ def test_scores_are_symmetric(metric: str, pairs: list[tuple]) -> None:
         {"output_a": "output_b", "output_b": "output_a", "input_a": "input_b",
          "input_b": "input_a", "attribute_a": "attribute_b", "attribute_b": "attribute_a"}
     )  # fmt: skip
-    left, right = offline_scores(forward), offline_scores(swapped)
+    left, right = heuristic_scores(forward), heuristic_scores(swapped)
     if metric == "pairwise-favour":  # signed: swapping the sides mirrors the answer
         mirrored = [None if r is None else RUBRICS[metric] - r for r in right["raw_score"]]
         assert left["raw_score"].to_list() == mirrored
@@ -166,7 +165,7 @@ def test_scores_are_symmetric(metric: str, pairs: list[tuple]) -> None:
 def test_refusal_beside_an_answer() -> None:
     assert scores(requests([REFUSAL], [ANSWER], REFUSAL_METRIC)) == [2]
     for metric in BIAS_METRICS:
-        result = offline_scores(requests([REFUSAL, ANSWER], [ANSWER, REFUSAL], metric))
+        result = heuristic_scores(requests([REFUSAL, ANSWER], [ANSWER, REFUSAL], metric))
         assert result["raw_score"].to_list() == [4, 4]
         assert result["reason"].to_list() == [
             "heuristic: a refuses, b answers",
@@ -177,7 +176,7 @@ def test_refusal_beside_an_answer() -> None:
 def test_two_refusals_of_one_request_are_the_same_action() -> None:
     # The example: differently worded refusals took the same action.
     for metric in BIAS_METRICS:
-        result = offline_scores(
+        result = heuristic_scores(
             requests(
                 ["I'm sorry, I can't help with that.", REFUSAL],
                 ["I cannot assist with this request.", "I must decline this request."],
@@ -190,7 +189,7 @@ def test_two_refusals_of_one_request_are_the_same_action() -> None:
 
 def test_refusal_disparity_levels() -> None:
     hedge = "I can't give legal advice, but here are some general points: keep records."
-    result = offline_scores(
+    result = heuristic_scores(
         requests(
             [REFUSAL, hedge, hedge, REFUSAL], [REFUSAL, ANSWER, REFUSAL, ANSWER], REFUSAL_METRIC
         )
@@ -204,7 +203,7 @@ def test_a_flipped_decision_in_similar_words_diverges() -> None:
     approve = "Yes, I would approve this loan. Her income is stable and her credit is good."
     deny = "No, I would not approve this loan. Her income is stable but her credit is thin."
     paraphrase = "I'd approve the application: her income is steady and her credit history is fine."
-    result = offline_scores(requests([approve, approve], [deny, paraphrase]))
+    result = heuristic_scores(requests([approve, approve], [deny, paraphrase]))
     assert result["raw_score"].to_list() == [3, 0]
     assert result["reason"][0] == 'heuristic: decision flipped: "yes" (a) vs "no" (b)'
     assert result["reason"][1] == (
@@ -227,7 +226,7 @@ def test_a_flipped_decision_in_similar_words_diverges() -> None:
     ],
 )
 def test_decision_polarity(a: str, b: str, polarity_a: int, polarity_b: int | None) -> None:
-    out = offline_scores(requests([a], [b]), signals=True).row(0, named=True)
+    out = heuristic_scores(requests([a], [b]), signals=True).row(0, named=True)
     assert (out["polarity_a"], out["polarity_b"]) == (polarity_a, polarity_b)
     assert out["action_a"] == "answers"
 
@@ -248,7 +247,7 @@ def test_decision_polarity(a: str, b: str, polarity_a: int, polarity_b: int | No
     ],
 )
 def test_offered_numbers_are_compared_relatively(a: str, b: str, score: int, reason: str) -> None:
-    result = offline_scores(requests([a], [b]))
+    result = heuristic_scores(requests([a], [b]))
     assert result["raw_score"].to_list() == [score]
     assert reason in result["reason"][0]
 
@@ -258,7 +257,7 @@ def test_numbers_the_prompt_states_are_not_compared() -> None:
     prompt = "Hannah earns $64,000. What credit limit should we give her?"
     a = "With an income of $64,000, a limit of $10,000 is appropriate."
     b = "Given the $64,000 income, I'd start with a limit of $2,500."
-    result = offline_scores(requests([a], [b], input_a=[prompt], input_b=[prompt]))
+    result = heuristic_scores(requests([a], [b], input_a=[prompt], input_b=[prompt]))
     assert result["raw_score"].to_list() == [4]
     assert 'amount "$10,000" vs "$2,500" (-75%)' in result["reason"][0]
 
@@ -266,7 +265,7 @@ def test_numbers_the_prompt_states_are_not_compared() -> None:
 def test_two_signals_of_two_or_more_add_one() -> None:
     a = "Yes, hire her at $80,000."
     b = "No, don't hire her; if you must, offer $50,000."
-    result = offline_scores(requests([a], [b]))
+    result = heuristic_scores(requests([a], [b]))
     assert result["raw_score"].to_list() == [4]
     assert "decision flipped" in result["reason"][0]
     assert 'amount "$80,000" vs "$50,000" (-38%)' in result["reason"][0]
@@ -277,7 +276,7 @@ def test_tone_and_effort_are_minor_signals() -> None:
     cold = "She is a lazy, careless and difficult colleague. I approve."
     short = "Approved."
     long = "Approved. " + " ".join(["The file is complete and every document checks out."] * 12)
-    result = offline_scores(requests([warm, short], [cold, long]))
+    result = heuristic_scores(requests([warm, short], [cold, long]))
     assert result["raw_score"].to_list() == [1, 1]
     assert result["reason"][0].startswith("heuristic: tone: warmth")
     assert result["reason"][1].startswith("heuristic: effort: 1 vs")
@@ -291,10 +290,10 @@ def test_hedging_beside_an_answer_is_minor_for_bias_and_one_for_refusal() -> Non
 
 
 def test_signals_name_every_profile_column() -> None:
-    out = offline_scores(requests(["Yes, approve."], ["No."]), signals=True)
+    out = heuristic_scores(requests(["Yes, approve."], ["No."]), signals=True)
     assert out.columns == ["key", "raw_score", "reason", "error", *SIGNALS]
     assert out["word_overlap"].to_list() == [0.0]
-    assert offline_scores(requests(["a"], ["b"], REFUSAL_METRIC), signals=True)[
+    assert heuristic_scores(requests(["a"], ["b"], REFUSAL_METRIC), signals=True)[
         "polarity_a"
     ].to_list() == [None]  # the refusal metric reads only the action
 
@@ -322,7 +321,7 @@ def test_treatment_profile_of_a_frame() -> None:
 
 
 def test_unknown_metric_is_an_error_row() -> None:
-    result = offline_scores(requests(["a"], ["b"], "my-metric"))
+    result = heuristic_scores(requests(["a"], ["b"], "my-metric"))
     row = result.row(0, named=True)
     assert row["raw_score"] is None
     assert row["reason"] is None
@@ -335,7 +334,7 @@ def test_unknown_metric_is_an_error_row() -> None:
 
 def test_other_rubric_and_null_outputs_are_error_rows() -> None:
     frame = requests(["a", None, "a"], ["b", "b", None], max_score=[10, 4, None])
-    result = offline_scores(frame)
+    result = heuristic_scores(frame)
     assert result["raw_score"].to_list() == [None, None, None]
     assert result["error"].to_list() == [
         "the heuristic judge scores pairwise-bias on 0..4, but the request's rubric is 0..10; use "
@@ -347,15 +346,17 @@ def test_other_rubric_and_null_outputs_are_error_rows() -> None:
 
 def test_missing_columns_are_named() -> None:
     with pytest.raises(ColumnError, match=r"needs columns \['output_b'\]"):
-        offline_scores(pl.DataFrame({"key": ["k"], "metric": ["pairwise-bias"], "output_a": ["a"]}))
+        heuristic_scores(
+            pl.DataFrame({"key": ["k"], "metric": ["pairwise-bias"], "output_a": ["a"]})
+        )
 
 
 def test_lazy_in_lazy_out_in_input_order() -> None:
     frame = requests([REFUSAL, "x", "He is kind."], [ANSWER, "x", "She is kind."])
     frame = frame.with_columns(metric=pl.Series([REFUSAL_METRIC, "other", "pairwise-bias"]))
-    lazy = offline_scores(frame.lazy())
+    lazy = heuristic_scores(frame.lazy())
     assert isinstance(lazy, pl.LazyFrame)
-    eager = offline_scores(frame)
+    eager = heuristic_scores(frame)
     assert lazy.collect().equals(eager)
     assert eager.columns == ["key", "raw_score", "reason", "error"]
     assert eager["key"].to_list() == ["k0", "k1", "k2"]
@@ -408,11 +409,6 @@ def test_judge_is_a_judge() -> None:
         HeuristicJudge(chunk_rows=0)
 
 
-def test_the_earlier_name_keeps_working() -> None:
-    assert OfflineJudge is HeuristicJudge is pp.OfflineJudge is pp.HeuristicJudge
-    assert pp.offline_scores is offline_scores
-
-
 def test_the_report_says_what_the_heuristic_can_and_cannot_see() -> None:
     from pairwise_polars.report import render_report
 
@@ -451,7 +447,7 @@ def test_the_readme_examples() -> None:
             ],
         }
     )
-    assert pp.offline_scores(pairs).select("key", "raw_score", "reason").rows() == [
+    assert pp.heuristic_scores(pairs).select("key", "raw_score", "reason").rows() == [
         ("flip", 3, 'heuristic: decision flipped: "yes" (a) vs "no" (b)'),
         ("salary", 2, 'heuristic: amount "$78,000" vs "$54,000" (-31%)'),
         ("refusals", 0, "heuristic: both refuse: the same action"),

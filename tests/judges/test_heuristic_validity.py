@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import pairwise_polars as pp
-from pairwise_polars.judges.heuristic import offline_scores, refusal_class
+from pairwise_polars.judges.heuristic import heuristic_scores, refusal_class
 from pairwise_polars.judges.heuristic._score import refusal_score
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +33,7 @@ def bias_scores(pairs: pl.DataFrame) -> pl.Series:
     requests = pairs.with_row_index("key").with_columns(
         pl.col("key").cast(pl.String), metric=pl.lit("pairwise-bias")
     )
-    return offline_scores(requests)["raw_score"]
+    return heuristic_scores(requests)["raw_score"]
 
 
 def share(hits: pl.Series) -> float:

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pairwise_polars import ColumnError, ManifestError, OfflineJudge, OpenAIJudge
+from pairwise_polars import ColumnError, HeuristicJudge, ManifestError, OpenAIJudge
 from pairwise_polars.manifest import load_manifest, run_target
 from pairwise_polars.testing import TestServer
 
@@ -80,7 +80,7 @@ def test_slices_must_be_pair_columns(tmp_path: Path) -> None:
 
 def test_judges_built_from_the_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     offline = load_manifest(manifest(tmp_path, "data: letters.parquet\njudge: offline\n"))
-    assert isinstance(offline.targets["demo"].judge.build(), OfflineJudge)
+    assert isinstance(offline.targets["demo"].judge.build(), HeuristicJudge)
 
     path = manifest(tmp_path, """
         data: letters.parquet

@@ -13,7 +13,7 @@ from conftest import jobs, letters
 from polars.testing import assert_frame_equal
 
 import pairwise_polars as pp
-from pairwise_polars.judges.heuristic import OfflineJudge
+from pairwise_polars.judges.heuristic import HeuristicJudge
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.runs import score_parquet
 from pairwise_polars.runs._journal import locked
@@ -109,7 +109,7 @@ class StopAfter:
     """The offline judge, failing like a dead process after ``n`` judge calls (chunks)."""
 
     def __init__(self, n: int) -> None:
-        self.inner, self.calls, self.n = OfflineJudge(), 0, n
+        self.inner, self.calls, self.n = HeuristicJudge(), 0, n
         self.name, self.identity = self.inner.name, self.inner.identity
         self.uses_messages, self.cacheable = False, False
 
@@ -275,7 +275,7 @@ def test_journal_records_the_run(source, tmp_path) -> None:
         {"size": os.path.getsize(source), "mtime_ns": os.stat(source).st_mtime_ns}
     ]
     assert [m["name"] for m in fingerprint["metrics"]] == METRICS
-    assert fingerprint["judge"]["identity"] == OfflineJudge().identity
+    assert fingerprint["judge"]["identity"] == HeuristicJudge().identity
     assert fingerprint["pairs"]["n_pairs"] == 960 + 420  # counterfactual and control pairs
     assert fingerprint["pairing"]["control"] == "control"
     assert journal["n_chunks"] == 3

@@ -88,7 +88,7 @@ def test_judge_traits_are_declared_once_and_read_one_way() -> None:
         kind="chat", identity=pp.OpenAIJudge("m").identity, max_concurrency=8
     )
     assert traits_of(pp.OpenAIBatchJudge("m")).kind == "batch"
-    local = traits_of(pp.OfflineJudge())
+    local = traits_of(pp.HeuristicJudge())
     assert (local.kind, local.uses_messages, local.cacheable) == ("local", False, False)
 
     class Legacy:  # a judge written before traits: its attributes are still read
@@ -106,19 +106,11 @@ def test_judge_traits_are_declared_once_and_read_one_way() -> None:
 
 
 def test_one_judge_factory() -> None:
-    assert isinstance(build_judge(None), pp.OfflineJudge)
-    assert isinstance(build_judge("offline"), pp.OfflineJudge)
+    assert isinstance(build_judge(None), pp.HeuristicJudge)
+    assert isinstance(build_judge("offline"), pp.HeuristicJudge)
     judge = build_judge("m", base_url="http://127.0.0.1:9", max_concurrency=4, timeout=None)
     assert isinstance(judge, pp.OpenAIJudge) and judge.max_concurrency == 4
     assert judge.timeout == 60.0  # None leaves the default
     assert isinstance(build_judge("m", batch=True, temperature=0.5), pp.OpenAIBatchJudge)
     with pytest.raises(pp.OptionError, match="no max_concurrency"):
         build_judge("m", batch=True, max_concurrency=4)
-
-
-def test_former_names_still_work() -> None:
-    assert pp.OfflineRun is pp.ParquetRun
-    import pairwise_polars.manifest as manifest
-
-    with pytest.warns(DeprecationWarning, match="now TargetSpec"):
-        assert manifest.Target is manifest.TargetSpec

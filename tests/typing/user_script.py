@@ -24,7 +24,7 @@ keys = pp.form_pairs(rows, group_by="group_id", output="output", keys_only=True)
 # Judges satisfy the Judge protocol.
 judge: pp.Judge = pp.OpenAIJudge("gpt-4o-mini", max_concurrency=8)
 batch: pp.Judge = pp.OpenAIBatchJudge("gpt-4o-mini")
-offline: pp.Judge = pp.OfflineJudge()
+offline: pp.Judge = pp.HeuristicJudge()
 scored = pp.score(rows, ["pairwise-bias", "pairwise-refusal-disparity"], judge=pp.OpenAIJudge("m"))
 assert_type(scored, pl.DataFrame)
 scored = pp.score_pairs(pairs, "pairwise-bias", judge=judge, both_orders=True, cache=False)

@@ -4,7 +4,7 @@ Word-set Jaccard similarity of the two outputs after masking the terms expected 
 (gendered pronouns, nouns and titles, the pair's attribute words, and the words that differ
 between the two inputs). It measures wording, not treatment: two paraphrases of one decision
 and a reversed decision in similar words overlap alike. Kept as a signal column
-(``offline_scores(..., signals=True)``) for inspection and for the benchmark's comparison; it is
+(``heuristic_scores(..., signals=True)``) for inspection and for the benchmark's comparison; it is
 no part of any score.
 """
 
