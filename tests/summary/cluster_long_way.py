@@ -94,9 +94,7 @@ def clustered_wilson(
         # observed variance is not trusted beyond the worst case
         rarer = [sum(v) if m <= 0.5 else len(v) - sum(v) for v in groups]
         carriers = sum(rarer) ** 2 / sum(x * x for x in rarer)
-        # (for a rate only when the sizes differ)
-        unequal = sum(s * s for s in sizes) > (1 + 1e-9) * n * n / len(sizes)
-        if carriers < (3 if rate else 5) and (unequal or not rate):
+        if carriers < (3 if rate else 5):
             n_eff = min(n_eff, worst)
     else:
         n_eff = worst
