@@ -65,6 +65,8 @@ shapes = st.floats(0.05, 5_000.0)
 def test_quantile_inverts_the_cdf_and_is_monotone(ps, a, b) -> None:
     p = np.sort(np.array(ps))
     q = beta_quantile(p, a, b)
-    assert np.all(np.diff(q) >= 0)
-    inner = (q > 1e-250) & (q < 1 - 1e-12)  # below that, x itself is not representable
+    assert np.all(np.diff(q) >= -1e-12 * q[1:])  # monotone, up to the solver's last digits
+    # near 1 a double holds 1 - x to about 1e-16 absolutely, which moves the cdf of a shape
+    # below 1 by more than 1e-8; near 0 it holds x relatively down to the underflow
+    inner = (q > 1e-250) & (q < 1 - 1e-6)
     assert beta_cdf(q[inner], a, b) == pytest.approx(p[inner], rel=1e-8, abs=1e-12)
