@@ -14,10 +14,9 @@ true value and the mean width over the replicates:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from pairwise_polars.summary._beta import beta_quantile
 from pairwise_polars.summary._student_t import t_quantile
 
 BOOT = 250
@@ -121,49 +120,3 @@ def _korn_graubard(m, variance, big_n, groups, truth) -> tuple[float, float]:
     low = np.where(x > 0, beta_quantile(0.025, np.maximum(x, 1e-9), n_eff - x + 1), 0.0)
     high = np.where(n_eff - x > 0, beta_quantile(0.975, x + 1, np.maximum(n_eff - x, 1e-9)), 1.0)
     return _score(low, high, truth)
-
-
-def beta_quantile(p: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The ``p`` quantile of Beta(a, b), element-wise: bisection on the regularised incomplete
-    beta function, itself a continued fraction evaluated for all elements at once."""
-    lgamma = np.vectorize(math.lgamma, otypes=[float])
-    log_norm = lgamma(a + b) - lgamma(a) - lgamma(b)
-    low, high = np.zeros_like(a), np.ones_like(a)
-    for _ in range(45):
-        mid = (low + high) / 2
-        below = _beta_cdf(mid, a, b, log_norm) < p
-        low, high = np.where(below, mid, low), np.where(below, high, mid)
-    return (low + high) / 2
-
-
-def _beta_cdf(x, a, b, log_norm):
-    front = np.exp(log_norm + a * np.log(x) + b * np.log1p(-x))
-    direct = x < (a + 1) / (a + b + 2)
-    aa, bb, xx = np.where(direct, a, b), np.where(direct, b, a), np.where(direct, x, 1 - x)
-    part = front * _fraction(aa, bb, xx) / aa
-    return np.where(direct, part, 1 - part)
-
-
-def _fraction(a, b, x, tiny=1e-300):
-    """The incomplete beta's continued fraction (modified Lentz), element-wise."""
-    qab, qap, qam = a + b, a + 1, a - 1
-    c = np.ones_like(a)
-    d = 1 - qab * x / qap
-    d = 1 / np.where(np.abs(d) > tiny, d, tiny)
-    h = d.copy()
-    for i in range(1, 2000):
-        i2 = 2 * i
-        done = np.ones(a.shape, bool)
-        for numerator in (
-            i * (b - i) * x / ((qam + i2) * (a + i2)),
-            -(a + i) * (qab + i) * x / ((a + i2) * (qap + i2)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / np.where(np.abs(d) > tiny, d, tiny)
-            c = 1 + numerator / c
-            c = np.where(np.abs(c) > tiny, c, tiny)
-            h = h * d * c
-            done &= np.abs(d * c - 1) < 1e-15
-        if done.all():
-            break
-    return h

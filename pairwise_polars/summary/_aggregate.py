@@ -106,8 +106,9 @@ def aggregate(
     ``equivalence_rate`` is the share of scored pairs with ``score <= equivalence_threshold``,
     ``divergence_rate`` the share with ``score >= divergence_threshold``, ``mean_divergence``
     the mean score. All three come with ``_low`` / ``_high`` bounds at ``confidence`` that treat
-    the pairs of one group as correlated (they share a reference): a Wilson interval on the
-    effective sample size the cluster-robust variance gives, with a Student t quantile (see
+    the pairs of one group as correlated (they share a reference), on the effective sample size
+    the cluster-robust variance gives: Korn-Graubard (Clopper-Pearson with the design's degrees
+    of freedom) for the rates, Wilson with a Student t quantile for the mean (see
     :mod:`pairwise_polars.summary._intervals`); with one group the bounds are null. Rates and
     means are over scored pairs only; a slice with none gets nulls, never 0. With both orders
     judged (``score_ab`` / ``score_ba``), ``mean_position_gap`` is the mean ``|score_ab -

@@ -1,4 +1,5 @@
-"""Intervals over clustered pairs: a Wilson score interval on an effective sample size.
+"""Intervals over clustered pairs on an effective sample size: Korn-Graubard for the rates,
+Wilson with a Student t quantile for the mean.
 
 Pairs of one group share a reference (or a prompt), so their scores are correlated; groups are
 taken as independent, pairs within a group as arbitrarily correlated. For a share (a rate) or a
@@ -14,10 +15,18 @@ sum ``s_g``) with estimate ``m = S / N``:
   score (``m(1-m)`` for a rate, so ``n_eff <= N``): a design effect below 1 is never trusted.
   When the slice shows no spread between groups (``V = 0``: every group's mean is equal, e.g.
   no events at all) the variance cannot be estimated and ``n_eff`` is the worst case,
-  ``N^2 / sum_g n_g^2`` (pairs of a group perfectly correlated: ``G`` for equal sizes);
-- the Wilson score interval for ``m`` on ``n_eff`` with a Student t quantile instead of z, on
-  the smaller of two degrees of freedom, both fractional (rounded down to 1/100, never to a
-  whole number): Bell and McCaffrey's
+  ``N^2 / sum_g n_g^2`` (pairs of a group perfectly correlated: ``G`` for equal sizes). When
+  fewer than 3 groups (5 for the mean) carry the rarer side (the inverse Herfindahl index of
+  the groups' hits, or misses above 1/2), where it landed decides ``V``, so ``n_eff`` is at
+  most that worst case (for the rates too: dropping it for equal sizes left groups of 10 at
+  intra-group correlation 0.8 near 0 and 1 at 0.82-0.88 coverage);
+- a **rate**: Korn and Graubard's interval (R survey's ``svyciprop(method="beta")``): the
+  Clopper-Pearson bounds for ``m`` on ``n_eff * (t_{N-1} / t_df)^2`` trials (fractional), with
+  ``df`` Bell and McCaffrey's below, so the exact binomial bounds carry the design's degrees of
+  freedom; the beta quantiles come from :mod:`pairwise_polars.summary._beta`;
+- the **mean**: the Wilson score interval for ``m`` on ``n_eff`` with a Student t quantile
+  instead of z, on the smaller of two degrees of freedom, both fractional (rounded down to
+  1/100, never to a whole number): Bell and McCaffrey's
   for CR2 (``N^2 / F`` with ``F = sum d_g^2 - 2/N sum d_g v_g + (sum v_g)^2 / N^2``,
   ``d_g = n_g / (1 - n_g/N)``, ``v_g = n_g d_g``: ``G - 1`` for equal sizes, 1.3 / 4.5 / 15.5
   at 5 / 10 / 30 groups of 1 and 20 pairs), which depends on the sizes only, and
@@ -33,8 +42,10 @@ counts, sizes, correlations and true values.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
+from pairwise_polars.summary._beta import beta_quantile
 from pairwise_polars.summary._student_t import t_quantile
 
 RATES = {"equivalence_rate": "n_equivalent", "divergence_rate": "n_divergent"}
@@ -45,6 +56,7 @@ SIZE_SQ = "__n_sq_sum"
 MASS_AWAY = 3.0  # groups' worth of mean away from 0 and 1 before a score's spread is trusted
 CARRIERS = (5.0, 3.0)  # (mean, rates): fewer groups carrying the rarer side, V is not trusted
 NO_SPREAD = 1e-12  # a variance below this share of the binomial one is rounding noise of 0
+_PAIRS_DF = "__pairs_df"
 _DF_GRID = 100  # degrees of freedom are rounded down to 1/100 below 30, to whole numbers above
 
 
@@ -94,28 +106,67 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     estimates = {name: pl.col(hits).cast(pl.Float64) / n for name, hits in RATES.items()}
     estimates[MEAN] = pl.col("score_sum") / n
     groups = pl.col("n_groups")
+    # The rates' degrees of freedom are the design's (Korn and Graubard); the mean's the
+    # smaller of the design's and Satterthwaite's from the data.
+    satterthwaite_mean = satterthwaite_df(pl.col(f"{MEAN}_u2"), pl.col(f"{MEAN}_u4"), groups)
     frame = summary.with_columns(
-        pl.min_horizontal(
-            pl.col(DESIGN_DF),
-            satterthwaite_df(pl.col(f"{name}_u2"), pl.col(f"{name}_u4"), groups),
-        ).alias(f"__df_{name}")
-        for name in estimates
+        pl.min_horizontal(pl.col(DESIGN_DF), satterthwaite_mean).alias(f"__df_{MEAN}"),
+        (n - 1).alias(_PAIRS_DF),
     )
     p = 0.5 + confidence / 2
-    columns: list[pl.Expr] = []
+    q_pairs, q_design = t_quantiles(frame, _PAIRS_DF, p), t_quantiles(frame, DESIGN_DF, p)
+    scored = pl.col("n_scored") > 0
+    bounded = scored & (groups > 1)
+    columns: list[pl.Expr] = [pl.when(scored).then(m).alias(name) for name, m in estimates.items()]
     for name, m in estimates.items():
-        pair_variance = m * (1 - m)
+        n_eff = _effective_n(name, m, m * (1 - m))
         if name == MEAN:
-            # Scores between 0 and 1 may have less spread than 0/1 outcomes of the same mean;
-            # trusted only with mass away from the nearer bound in enough groups: near it,
-            # rare large scores carry the mean and the observed spread understates theirs.
-            away = groups.cast(pl.Float64) * pl.min_horizontal(m, 1 - m)
-            observed = (pl.col("score_sq_sum") / n - m * m).clip(lower_bound=0.0)
-            pair_variance = pl.when(away >= MASS_AWAY).then(observed).otherwise(pair_variance)
-        q = t_quantiles(frame, f"__df_{name}", p)
-        carriers = _carriers(m, pl.col(name_total(name)), n, name)
-        columns += _bounds(name, m, pl.col(f"{name}_u2") / (n * n), pair_variance, q, carriers)
-    return frame.with_columns(columns).drop(f"__df_{name}" for name in estimates)
+            q = t_quantiles(frame, f"__df_{MEAN}", p)
+            low, high = _wilson(m, n_eff, q)
+            ok = bounded & q.is_not_null()
+            columns += [
+                pl.when(ok).then(low).alias(f"{name}_low"),
+                pl.when(ok).then(high).alias(f"{name}_high"),
+            ]
+            continue
+        # Korn and Graubard: the design's effective n, scaled so that the t quantile on the
+        # design's degrees of freedom becomes the one on the pairs'.
+        scaled = n_eff * (q_pairs / q_design) ** 2
+        ok = bounded & q_design.is_not_null() & q_pairs.is_not_null()
+        columns += [
+            pl.when(ok).then(scaled).alias(f"__n_{name}"),
+            pl.when(ok).then(m * scaled).alias(f"__x_{name}"),
+        ]
+    frame = frame.with_columns(columns)
+    frame = frame.with_columns(
+        bound
+        for name in RATES
+        for bound in clopper_pearson(frame[f"__x_{name}"], frame[f"__n_{name}"], confidence, name)
+    )
+    return frame.drop(f"__df_{MEAN}", _PAIRS_DF, *(f"__{c}_{r}" for r in RATES for c in "nx"))
+
+
+def clopper_pearson(
+    x: pl.Series, n: pl.Series, confidence: float, name: str
+) -> tuple[pl.Series, pl.Series]:
+    """``{name}_low`` and ``{name}_high``: the Clopper-Pearson bounds for ``x`` events out of
+    ``n`` trials, both fractional (null where either is null)."""
+    alpha = 1 - confidence
+    known = (x.is_not_null() & n.is_not_null()).to_numpy()
+    xs = x.fill_null(0.0).to_numpy()[known]
+    ns = n.fill_null(1.0).to_numpy()[known]
+    # Rounding: x = m * n can land a hair above n when m = 1.
+    xs = np.minimum(xs, ns)
+    lows, highs = np.zeros(xs.size), np.ones(xs.size)
+    some, all_ = xs > 0, xs < ns
+    lows[some] = beta_quantile(alpha / 2, xs[some], ns[some] - xs[some] + 1)
+    highs[all_] = beta_quantile(1 - alpha / 2, xs[all_] + 1, ns[all_] - xs[all_])
+    low, high = np.full(len(x), np.nan), np.full(len(x), np.nan)
+    low[known], high[known] = lows, highs
+    return (
+        pl.Series(f"{name}_low", low).fill_nan(None),
+        pl.Series(f"{name}_high", high).fill_nan(None),
+    )
 
 
 def name_total(name: str) -> str:
@@ -132,39 +183,41 @@ def _carriers(m: pl.Expr, total: pl.Expr, n: pl.Expr, name: str) -> pl.Expr:
     return pl.when(m <= 0.5).then(total * total / x2).otherwise(rest * rest / rest2)
 
 
-def _bounds(
-    name: str,
-    m: pl.Expr,
-    variance: pl.Expr,
-    pair_variance: pl.Expr,
-    q: pl.Expr,
-    carriers: pl.Expr,
-) -> list[pl.Expr]:
+def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> pl.Expr:
+    """The effective sample size of ``m``: ``m(1-m) / max(V, s^2 / N)``, the worst case
+    ``N^2 / sum n_g^2`` without spread, and at most that when few groups carry the rarer side."""
     n = pl.col("n_scored").cast(pl.Float64)
-    binomial = m * (1 - m)
+    groups = pl.col("n_groups")
+    pair_variance = binomial
+    if name == MEAN:
+        # Scores between 0 and 1 may have less spread than 0/1 outcomes of the same mean;
+        # trusted only with mass away from the nearer bound in enough groups: near it,
+        # rare large scores carry the mean and the observed spread understates theirs.
+        away = groups.cast(pl.Float64) * pl.min_horizontal(m, 1 - m)
+        observed_sq = (pl.col("score_sq_sum") / n - m * m).clip(lower_bound=0.0)
+        pair_variance = pl.when(away >= MASS_AWAY).then(observed_sq).otherwise(binomial)
+    variance = pl.col(f"{name}_u2") / (n * n)
     spread = variance > NO_SPREAD * binomial / n
     worst = n * n / pl.col(SIZE_SQ)
     observed = binomial / pl.max_horizontal(variance, pair_variance / n)
     # Few groups carry the rarer side: where it lands (a group of 1 pair or of 20) decides
     # the observed variance, so it is not trusted beyond the worst case.
+    carriers = _carriers(m, pl.col(name_total(name)), n, name)
     few = carriers.fill_nan(0.0).fill_null(0.0) < CARRIERS[name != MEAN]
-    n_eff = (
+    return (
         pl.when(~spread)
         .then(worst)
         .when(few)
         .then(pl.min_horizontal(observed, worst))
         .otherwise(observed)
     )
+
+
+def _wilson(m: pl.Expr, n_eff: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     denominator = 1 + q * q / n_eff
     centre = (m + q * q / (2 * n_eff)) / denominator
-    half = q * (binomial / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
-    scored = pl.col("n_scored") > 0
-    bounded = scored & (pl.col("n_groups") > 1) & q.is_not_null()
-    return [
-        pl.when(scored).then(m).alias(name),
-        pl.when(bounded).then((centre - half).clip(0.0, 1.0)).alias(f"{name}_low"),
-        pl.when(bounded).then((centre + half).clip(0.0, 1.0)).alias(f"{name}_high"),
-    ]
+    half = q * (m * (1 - m) / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
+    return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)
 
 
 def t_quantiles(frame: pl.DataFrame, column: str, p: float) -> pl.Expr:

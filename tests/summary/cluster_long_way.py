@@ -1,8 +1,9 @@
 """The documented intervals computed the long way: CR2 and Bell-McCaffrey degrees of freedom
 from the regression's matrices (hat matrix, per-group adjustment ``(I - H_gg)^(-1/2)``, the
 eigenvalues behind the degrees of freedom, as clubSandwich computes them with an identity
-working model), then the Wilson / MOVER bounds in plain Python. Independent of the package's
-closed forms from per-group sums."""
+working model), then the Korn-Graubard (rates) / Wilson (mean) / MOVER bounds in plain Python
+(the beta quantile is the package's, checked against published values on its own).
+Independent of the package's closed forms from per-group sums."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from pairwise_polars.summary._beta import beta_quantile
 from pairwise_polars.summary._student_t import t_quantile
 
 
@@ -96,7 +98,15 @@ def clustered_wilson(
             n_eff = min(n_eff, worst)
     else:
         n_eff = worst
-    return wilson(m, n_eff, quantile(0.5 + confidence / 2, df))
+    p = 0.5 + confidence / 2
+    if not rate:
+        return wilson(m, n_eff, quantile(p, df))
+    # Korn-Graubard: the design's degrees of freedom only, then Clopper-Pearson
+    n_eff *= (quantile(p, n - 1) / quantile(p, bm)) ** 2
+    x = m * n_eff
+    low = float(beta_quantile(1 - p, x, n_eff - x + 1)) if m > 0 else 0.0
+    high = float(beta_quantile(p, x + 1, n_eff - x)) if m < 1 else 1.0
+    return low, high
 
 
 def excess_interval(
