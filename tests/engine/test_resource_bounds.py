@@ -1,6 +1,6 @@
 """What a request may cost, whatever the server does (issue 30, items 11, 12, 14, 15 and the TLS
-message of 23): a dripping server, a host that never accepts, huge answers and gzip bombs, over
-real sockets on both transports."""
+message and the huge output of 23): a dripping server, a host that never accepts, huge answers and
+gzip bombs, a 10 MB output, over real sockets on both transports."""
 
 from __future__ import annotations
 
@@ -75,3 +75,17 @@ def test_max_concurrency_is_bounded() -> None:
         pp.OpenAIJudge("judge", max_concurrency=1_000_000_000)
     with pytest.raises(pp.OptionError, match="max_response_bytes must be at least 1024"):
         pp.OpenAIJudge("judge", max_response_bytes=10)
+
+
+def test_one_huge_output_is_one_unjudged_pair_not_an_abort(judge_server: TestServer) -> None:
+    rows = jobs(groups=3)  # issue 30, item 23: one 10 MB output among ordinary ones
+    huge = pl.int_range(pl.len()) == 0
+    big = pl.when(huge).then(pl.lit("x" * 10_000_000)).otherwise("output")
+    rows = rows.with_columns(big.alias("output"))
+    scored = pp.score(rows, "pairwise-bias", judge=_judge(judge_server.base_url, "fast"),
+                      cache=False, progress=False)  # fmt: skip
+    too_long = scored["error"].str.contains("texts too long to judge").fill_null(False)
+    assert too_long.sum() == 2  # the huge row's pair, in both orders
+    assert scored.filter(too_long)["score"].is_null().all()
+    assert scored.filter(~too_long)["error"].is_null().all()  # the others judged
+    assert judge_server.stats.requests == scored.height - 2  # the huge pair never sent
