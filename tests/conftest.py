@@ -27,10 +27,21 @@ AWS_VARIABLES = (
 )
 
 
+PROVIDER_VARIABLES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+)
+"""The providers' keys and endpoints, which the judges read from the environment."""
+
+
 @pytest.fixture(autouse=True)
 def _no_stray_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test may reach a real provider with a real key, or write into the user's cache."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+    for name in PROVIDER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     for name in AWS_VARIABLES:  # object-store tests talk to the local S3 server only
         monkeypatch.delenv(name, raising=False)

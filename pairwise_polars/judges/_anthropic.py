@@ -138,6 +138,8 @@ class AnthropicJudge(ChatEndpoint[JudgeRequest]):
             timeout=self.timeout,
             limit=self.max_concurrency,
             secrets=(self._key(),),
+            connect_timeout=self.connect_timeout,
+            max_bytes=self.max_response_bytes,
             path="",
         )
 

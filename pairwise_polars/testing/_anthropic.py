@@ -115,7 +115,7 @@ class MessagesDialect:
         fault = server.faults.pick(server._rng)
         if fault not in (None, "malformed", "off_rubric"):
             kind, message = _error_of(fault, model)[1:]
-            return self._line(fault, errored(kind, message))
+            return self._line(fault, errored(kind, message + server.echo_key()))
         answer = {"type": "succeeded", "message": self.message(params, fault)}
         return self._line(fault or "ok", answer)
 

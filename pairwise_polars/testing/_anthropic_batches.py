@@ -152,7 +152,7 @@ class MessageBatches:
             if work.settings.outcome == "failed":
                 result = {"type": "errored", "error": {"type": "error", "error": {
                     "type": "api_error", "message": "The batch failed (the test server's "
-                    "failure mode)."}}}  # fmt: skip
+                    "failure mode)." + self.server.echo_key()}}}  # fmt: skip
             else:
                 result = self.dialect.answer_params(item.get("params"))
             results.append({"custom_id": item["custom_id"], "result": result})

@@ -281,7 +281,8 @@ class BatchBackend:
                         "data": [
                             {
                                 "code": "server_error",
-                                "message": "The batch failed (the test server's failure mode).",
+                                "message": "The batch failed (the test server's failure mode)."
+                                + self.server.echo_key(),
                                 "param": None,
                                 "line": None,
                             }

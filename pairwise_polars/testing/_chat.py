@@ -144,7 +144,9 @@ class ChatDialect:
             return self._line_outcome("404", *line_error("404", model))
         fault = server.faults.pick(server._rng)
         if fault not in (None, "malformed", "off_rubric"):
-            return self._line_outcome(fault, *line_error(fault, model))
+            status, error = line_error(fault, model)
+            error["error"]["message"] += server.echo_key()
+            return self._line_outcome(fault, status, error)
         payload = self._completion_payload(body, model, fault, record=False)
         return self._line_outcome(fault or "ok", 200, payload)
 

@@ -389,6 +389,13 @@ class TestServer:
         with self._lock:
             self._hashes[body_hash] += 1
 
+    def echo_key(self) -> str:
+        """What a batch's error messages (per line, or the whole batch's) end with under
+        ``echo_auth``: the key the batch was created with, as a leaky proxy would repeat it."""
+        if not self.faults.echo_auth or self._expected_auth is None:
+            return ""
+        return f" (request had Authorization: {self._expected_auth})"
+
     def answer_line(self, body: object) -> tuple[int, dict[str, Any]]:
         """``(status, JSON body)`` for one batch line: the chat endpoint's answer at once (no
         latency), with the same validation and the same seeded fault draw per line."""

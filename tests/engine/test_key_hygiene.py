@@ -4,6 +4,7 @@ so the text around it stays readable."""
 
 from __future__ import annotations
 
+import os
 import socket
 import textwrap
 from pathlib import Path
@@ -94,3 +95,15 @@ def test_a_short_key_leaves_the_text_around_it_alone(
     assert scored["error"].str.contains("Authorization: Bearer ***", literal=True).all()
     intact = "The server had an error while processing your request. Sorry about that!"
     assert scored["error"].str.contains(intact, literal=True).all()
+
+
+def test_no_test_sees_a_providers_real_key_or_endpoint() -> None:
+    # every key variable a manifest may name, and the endpoints judges read, are cleared for
+    # each test: a developer's ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL never reaches a judge
+    from conftest import PROVIDER_VARIABLES
+
+    from pairwise_polars.manifest._trust import PROVIDER_KEYS
+
+    assert set(PROVIDER_VARIABLES) >= PROVIDER_KEYS
+    assert {"OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"} <= set(PROVIDER_VARIABLES)
+    assert not set(PROVIDER_VARIABLES) & set(os.environ)

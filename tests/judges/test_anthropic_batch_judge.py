@@ -139,6 +139,28 @@ def test_the_key_is_redacted_from_everything_the_batch_api_sends(
     assert "refused the API key (401)" in str(caught.value) and "SECRET" not in str(caught.value)
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("outcome", ["completed", "failed"])
+def test_line_errors_and_a_failed_batch_that_echo_the_key_are_redacted(
+    tmp_path, provider, outcome
+) -> None:
+    # per-line 500s (no resubmit) or the whole batch's error, each ending with the key
+    faults = Faults(rate_500=0.5, echo_auth=True)
+    server = TestServer(api_key=KEY, faults=faults, seed=3).start()
+    server.batch = BatchSettings(outcome=outcome)
+    try:
+        scored = score(batch_judge(provider, server, tmp_path, max_resubmits=0), tmp_path)
+        outcomes = server.stats.batch_outcomes if outcome == "completed" else {"500": 1}
+    finally:
+        server.stop()
+    assert outcomes["500"] > 0  # the echoing errors were really sent
+    errors = scored["error"].drop_nulls()
+    assert errors.len() > 0 and errors.str.contains("request had Authorization: ").all()
+    assert "SECRET" not in scored.write_csv()
+    for store in ("cache.sqlite", "batches.sqlite"):
+        assert b"SECRET" not in (tmp_path / store).read_bytes()
+
+
 def test_manifest_and_cli_build_the_anthropic_batch_judge(judge_server, tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     jobs(30).write_parquet(tmp_path / "jobs.parquet")

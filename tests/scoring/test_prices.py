@@ -119,3 +119,15 @@ def test_manifest_and_command_line_take_a_prices_file(tmp_path: Path, capsys) ->
     assert "(given)" not in out.out + out.err and f"price of {TODAY}" in out.out + out.err
     assert main([*args, "--prices", str(tmp_path / "nowhere.csv")]) == EXIT_INVALID
     assert "Cannot read the prices file" in capsys.readouterr().err
+
+
+def test_the_anthropic_judges_are_priced_from_the_file_the_batch_at_its_discount() -> None:
+    def plan(kind: type) -> pp.Plan:
+        judge = kind("claude-haiku-4-5", base_url="http://127.0.0.1:9/v1", api_key="k")
+        return pp.plan(jobs(groups=2), "pairwise-bias", judge=judge, cache=False)
+
+    chat, batch = plan(pp.AnthropicJudge), plan(pp.AnthropicBatchJudge)
+    row = PRICES["claude-haiku-4-5"]
+    assert f"(price of {row.as_of})" in chat.price and "batch API -50%" in batch.price
+    assert chat.cost_usd is not None and batch.cost_usd is not None
+    assert batch.cost_usd == pytest.approx(chat.cost_usd * (1 - row.batch_discount))
