@@ -21,7 +21,11 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._outputs import Table, check_target_folder, write_target_files
-from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
+from pairwise_polars.manifest._target_disparities import (
+    check_target_outcome_labels,
+    target_disparities,
+    wants_disparities,
+)
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
@@ -101,6 +105,7 @@ def run_target(
     if target.labels is not None:  # a bad label stops the run before anything is paid for
         maxima = {m.name: m.max_score for m in prepared.metrics}
         check_labels_for_pairs(prepared.pairs, maxima, target.labels)
+    check_target_outcome_labels(target, pairs)
     cache = target.cache if cache is None else cache
     prices = {**target.judge.prices, **given_prices(prices)}
     planned, scored, usage = _score(target, prepared, cache, progress, dry_run, on_plan, prices)
