@@ -133,6 +133,9 @@ class TargetSpec:
     """``ray``: score through ``score_parquet(runner="ray")`` in a run directory (resumable)."""
     labels: str | None = None
     """A file of human labels of pairs: the summary and gates use the corrected figures."""
+    outcome_labels: str | None = None
+    """A file of people's reading of the outcomes: the disparities (and their gates) use the
+    corrected figures."""
     gates: GateSpec = field(default_factory=GateSpec)
     baseline: str | None = None
     """A previous run (its output folder, a score_parquet folder or a scored file) to compare

@@ -19,6 +19,7 @@ from pairwise_polars.manifest._checks import Checker, at, describe, join, sugges
 from pairwise_polars.manifest._data import check_data, check_storage_options
 from pairwise_polars.manifest._gates import check_gates
 from pairwise_polars.manifest._judge_block import check_judge
+from pairwise_polars.manifest._labels_block import LABEL_KEYS, check_label_files
 from pairwise_polars.manifest._metrics import check_metrics
 from pairwise_polars.manifest._model import Manifest, MetricSpec, Problem, TargetSpec
 from pairwise_polars.manifest._pairing_block import check_columns, check_strategy
@@ -47,7 +48,7 @@ BLOCK_KEYS = (
     "confidence",
     "cache",
     "runner",
-    "labels",
+    *LABEL_KEYS,
     "gates",
     *RELEASE_KEYS,
 )
@@ -199,8 +200,7 @@ def _block(check: Checker, base: str, raw: Any, line: int, path: str) -> dict[st
         spec["cache"] = _cache(check, base, *value("cache"))
     _choice(check, block, path, spec, "runner")
     spec.update(check_release(check, base, block, path))
-    if "labels" in block:
-        spec["labels"] = _labels(check, base, *value("labels"))
+    spec.update(check_label_files(check, base, block, path))
     if "gates" in block:
         names = [m.name for m in metrics or ()]
         slices = spec.get("slices", ("dimension",))
@@ -250,20 +250,6 @@ def _thresholds(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
             "a score cannot be both equivalent and divergent",
         )
     return spec
-
-
-def _labels(check: Checker, base: str, raw: Any, line: int, path: str) -> str | None:
-    """The file of human labels (a CSV or parquet file, relative to the manifest)."""
-    if not isinstance(raw, str) or not raw:
-        check.add(line, path, f"expected the path of a file of labels, got {describe(raw)}")
-        return None
-    full = os.path.join(base, raw)
-    if not Path(full).is_file():
-        check.add(
-            line, path, f"labels file {full!r} does not exist (paths are relative to the "
-            "manifest's folder; sample_for_labelling writes one to fill in)",
-        )  # fmt: skip
-    return full
 
 
 def _cache(check: Checker, base: str, raw: Any, line: int, path: str) -> bool | str | None:

@@ -1,12 +1,14 @@
-"""A target's disparities, for its ``min_impact_ratio`` / ``max_disadvantage`` gates: outcomes
-read per response with the target's judge, joined to the scored pairs (so ``pairwise-favour``,
-when the block scores it, gives ``mean_favour`` too)."""
+"""A target's disparities, for its ``min_impact_ratio`` / ``max_disadvantage`` gates and its
+``outcome_labels``: outcomes read per response with the target's judge, joined to the scored
+pairs (so ``pairwise-favour``, when the block scores it, gives ``mean_favour`` too), corrected
+by people's reading where the block has outcome labels."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from pairwise_polars.judges import Judge
+from pairwise_polars.labels import check_outcome_labels
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.outcome import OUTCOME_COLUMNS, disparities, outcomes
 from pairwise_polars.pairing import form_pairs
@@ -15,9 +17,9 @@ from pairwise_polars.summary import DISPARITY_GATES, plain_rows
 
 
 def wants_disparities(target: TargetSpec) -> bool:
-    """Whether any of the target's gates reads disparities."""
+    """Whether the target reports disparities: a gate reads them or people labelled outcomes."""
     gates = target.gates
-    return any(
+    return target.outcome_labels is not None or any(
         name in scope for scope in (gates.overall, gates.per_slice) for name in DISPARITY_GATES
     )
 
@@ -37,4 +39,13 @@ def target_disparities(
     scored = plain_rows(scored.lazy()).collect()  # a masked audit's rows are the judge's
     data = scored.select(keep).join(sided.select("pair_id", *per_side), on="pair_id", how="left")
     by = [c for c in ("dimension", "attribute") if c in data.columns or f"{c}_b" in data.columns]
-    return disparities(data, by=by, confidence=target.confidence, columns=columns)
+    return disparities(
+        data, by=by, confidence=target.confidence, columns=columns, labels=target.outcome_labels
+    )
+
+
+def check_target_outcome_labels(target: TargetSpec, pairs: pl.DataFrame) -> None:
+    """Every row of the target's ``outcome_labels`` names a pair of the run with a usable
+    reading (else an error naming the row), checked before the first judge call."""
+    if target.outcome_labels is not None:
+        check_outcome_labels(pairs.lazy(), target.outcome_labels)

@@ -21,7 +21,11 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._outputs import Table, check_target_folder, write_target_files
-from pairwise_polars.manifest._target_disparities import target_disparities, wants_disparities
+from pairwise_polars.manifest._target_disparities import (
+    check_target_outcome_labels,
+    target_disparities,
+    wants_disparities,
+)
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
 from pairwise_polars.runs import score_parquet
@@ -104,6 +108,7 @@ def run_target(
     rows = scan_data(list(target.data), target.storage_options).collect()
     pairs, slices = _pairs(target, rows)
     prepared, fanned = _prepare(target, spec, pairs, dry_run)
+    check_target_outcome_labels(target, pairs)
     cache = target.cache if cache is None else cache
     prices = {**target.prices, **given_prices(prices)}
     planned, scored, usage = _score(

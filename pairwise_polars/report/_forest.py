@@ -1,6 +1,7 @@
 """Forest plots of disparities: per dimension and outcome, each attribute's signed difference
 against the reference with its interval around the zero line, labelled with who is favoured,
-and the control's interval (the reference against a second answer to itself) beside it."""
+and the control's interval (the reference against a second answer to itself) beside it. With
+people's outcome labels, each corrected (prediction-powered) figure is drawn under the judge's."""
 
 from __future__ import annotations
 
@@ -57,10 +58,34 @@ def _chart(rows: pl.DataFrame, column: str, better: float, title: str) -> Interv
             if low is not None and high is not None and low <= 0 <= high:
                 note += " (the interval holds 0)"
         items.append(Interval(label, value, low, high, note=note))
+        corrected = _corrected(row, column, label, better, reference, attribute)
+        if corrected is not None:
+            items.append(corrected)
+            ends = (corrected.value, corrected.low, corrected.high)
+            reach = max(reach, *(abs(v) for v in ends if v is not None))
     edge = _nice(reach * 1.1 or 0.1)
     axis = "relative difference (b - a) / a" if column == "amount_relative" else "difference"
     chart = interval_chart(items, title=title, axis_label=axis, domain=(-edge, edge))
     return replace(chart, zero_line=True)
+
+
+def _corrected(
+    row: dict[str, object], column: str, label: str, better: float, reference: str, attribute: str
+) -> Interval | None:
+    """The row's prediction-powered figure (``<column>_ppi``, with people's outcome labels)
+    drawn under the judge's, or None where the row has none."""
+    value = row.get(f"{column}_ppi")
+    if not isinstance(value, float):
+        return None
+    low, high = row.get(f"{column}_ppi_low"), row.get(f"{column}_ppi_high")
+    favoured = attribute if value * better > 0 else reference if value * better < 0 else ""
+    note = f"corrected by human labels (n_labelled={row.get('n_labelled')}); "
+    note += f"favours {favoured}" if favoured else "no difference"
+    return Interval(
+        f"{label}, corrected by labels", value,
+        low if isinstance(low, float) else None, high if isinstance(high, float) else None,
+        note=note,
+    )  # fmt: skip
 
 
 def _nice(value: float) -> float:

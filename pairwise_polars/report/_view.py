@@ -177,6 +177,20 @@ def _interval(
     )  # fmt: skip
 
 
+def _with_corrected(judged: Interval, row: Mapping[str, Any], stat: str) -> list[Interval]:
+    """The judge's interval and, under it, the figure corrected by human labels (``<stat>_ppi``)
+    where the slice has labelled pairs."""
+    value = row.get(f"{stat}_ppi")
+    if value is None:
+        return [judged]
+    corrected = Interval(
+        f"{judged.label}, corrected by labels", value, row.get(f"{stat}_ppi_low"),
+        row.get(f"{stat}_ppi_high"), note=f"{row.get('n_labelled')} labelled pairs",
+        gate=judged.gate,
+    )  # fmt: skip
+    return [judged, corrected]
+
+
 def errors(frame: pl.LazyFrame, schema: pl.Schema) -> Errors:
     if "error" not in schema:
         return Errors(False, 0, (), ())
@@ -250,7 +264,11 @@ def metric_section(
     table = slice_table(records, slices, counts, figures, failed)
     charts = tuple(
         interval_chart(
-            [_interval(r, slices, stat, checks, gate) for r in records],
+            [
+                i
+                for r in records
+                for i in _with_corrected(_interval(r, slices, stat, checks, gate), r, stat)
+            ],
             title=title,
             axis_label=f"{axis}, {confidence:.0%} interval",
         )

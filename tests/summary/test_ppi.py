@@ -165,3 +165,23 @@ def test_gates_use_the_corrected_figures_and_their_bounds_and_say_so() -> None:
     observed = careful.checks.filter(pl.col("slice") == "dimension=a")["observed"].item()
     assert observed == summary["mean_divergence_ppi_high"][0] and 0 < observed < 0.2
     assert "corrected by human labels" in careful.verdict()
+
+
+def test_labels_that_never_disagree_bound_the_judge_only_as_far_as_their_count() -> None:
+    """70 labelled pairs all read as the judge read them: the judge may still err on up to
+    1 - 0.025^(1/70) = 5.1% of the pairs nobody labelled, so no corrected interval is
+    narrower than about twice that (the plug-in variance alone gave widths of 0.02-0.05)."""
+    raw = [2 if (i * 2654435761) % 97 < 30 else 0 for i in range(2000)]
+    picked = [4 * g + (7 * g) % 4 for g in range(0, 500, 10)]
+    picked += [4 * g + (7 * g + 1) % 4 for g in range(0, 500, 25)]
+    summary = pp.aggregate(
+        scored(raw, [i // 4 for i in range(2000)]),
+        by=(),
+        labels=labels(picked, [raw[i] for i in picked]),
+    )
+    unseen = 1 - 0.025 ** (1 / 70)
+    row = summary.row(0, named=True)
+    assert row["n_labelled"] == 70 and row["label_agreement"] == 1.0
+    for name in ("equivalence_rate", "divergence_rate", "mean_divergence"):
+        low, high = row[f"{name}_ppi_low"], row[f"{name}_ppi_high"]
+        assert low < row[f"{name}_ppi"] < high and high - low > 1.5 * unseen, name
