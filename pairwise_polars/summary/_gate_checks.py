@@ -19,6 +19,7 @@ from pairwise_polars.summary._disparity_gate import (
     is_disparities,
 )
 from pairwise_polars.summary._familywise import breach_columns
+from pairwise_polars.summary._power import MIN_DETECTABLE
 from pairwise_polars.summary._ppi import AGREEMENT, corrected
 from pairwise_polars.summary._required import required_checks
 from pairwise_polars.summary._stability_check import stability_checks
@@ -253,6 +254,9 @@ def _fairness_checks(
     if counted_note is not None:  # only where there is a figure to count them into
         counted_note = pl.when(estimate.is_not_null()).then(counted_note)
     note = _joined(_joined(note, basis), counted_note)
+    if name == EXCESS_GATE and MIN_DETECTABLE in columns:
+        weak = _underpowered(status, threshold)
+        note = pl.when(note.is_null() | (note == "")).then(weak).otherwise(_joined(note, weak))
     return _limited(summary, limit).select(
         metric=pl.col("metric"),
         slice=_slice_label(slices),
@@ -263,6 +267,19 @@ def _fairness_checks(
         status=status,
         note=note,
         **breach_columns(summary, point, direction, estimate=best, favourable=fav),
+    )
+
+
+def _underpowered(status: pl.Expr, threshold: pl.Expr) -> pl.Expr:
+    """A pass on a slice too small to see an excess at the threshold says so (null otherwise)."""
+    mde = pl.col(MIN_DETECTABLE)
+    return pl.when((status == "pass") & (mde > threshold)).then(
+        pl.format(
+            "underpowered: this slice detects an excess of {} or more at 80% power, not one of "
+            "{}; add groups (plan(detect=...) says how many)",
+            mde.round(3),
+            threshold.round(3),
+        )
     )
 
 

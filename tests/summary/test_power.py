@@ -140,3 +140,29 @@ def test_plan_power_of_disparities_from_a_pilot_with_outcomes() -> None:
     # without outcomes (nor pairwise-favour) a pilot plans no disparity
     plain = pilot.drop(c for c in pilot.columns if c.startswith(("amount_", "decision_")))
     assert all(r.metric != "disparities" for r in pp.plan(rows, cache=False, pilot=plain).power)
+
+
+def test_a_pass_on_an_underpowered_slice_says_it() -> None:
+    rng = np.random.default_rng(3)
+    g = 40  # enough groups for a pass; too few to see an excess of 0.05
+    scored = pl.DataFrame(
+        {
+            "metric": "pairwise-bias",
+            "dimension": "age",
+            "group_id": np.repeat(np.arange(g), 3),
+            "pair_kind": ["counterfactual", "counterfactual", "control"] * g,
+            "score": np.where(
+                np.tile([True, True, False], g), 0.0, rng.choice([0.25, 0.5, 0.75, 1.0], 3 * g)
+            ),
+        }
+    )
+    summary = pp.aggregate(scored)
+    mde = summary["min_detectable_effect"].item()
+    assert summary["excess_divergence_high"].item() < 0.05 < mde
+    weak = pp.gate(summary, max_excess_divergence=0.05)
+    assert weak.passed
+    note = weak.checks.filter(pl.col("gate") == "max_excess_divergence")["note"].item()
+    assert note.startswith(f"underpowered: this slice detects an excess of {mde:.3f} or more")
+    sure = pp.gate(summary, max_excess_divergence=round(mde + 0.01, 3))
+    assert sure.passed
+    assert "underpowered" not in (sure.checks["note"].fill_null("").str.join(" ").item())
