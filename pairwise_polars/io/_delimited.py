@@ -9,14 +9,20 @@ import csv
 import io
 from collections import Counter
 
+import polars as pl
+
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.io._sources import PARQUET_MAGIC, starts_with
 
 
-def check_delimited(path: str, separator: str, name: str) -> None:
+def check_delimited(path: str, separator: str, name: str) -> dict[str, pl.DataType]:
     """Raise DataSourceError for a file that is not well-formed ``name`` (CSV or TSV) text:
     parquet data, bytes that are not UTF-8, a repeated or empty header, a record with more or
-    fewer fields than the header, an unbalanced quote."""
+    fewer fields than the header, an unbalanced quote.
+
+    Returns the types to read columns as where inference would fail: a ``pair_id`` that holds
+    only unsigned 64-bit integers (the package's pair ids, past the signed range that older
+    polars infers) is read as ``UInt64``."""
     if starts_with(path, PARQUET_MAGIC):
         raise DataSourceError(
             f"Cannot read {path!r} as {name}: it holds parquet data. Name it .parquet to read "
@@ -31,12 +37,16 @@ def check_delimited(path: str, separator: str, name: str) -> None:
             start = 1
             header = next(reader, None)
             if header is None:
-                return
+                return {}
             _check_header(path, name, header)
             start = reader.line_num + 1
+            ids = header.index(PAIR_ID) if PAIR_ID in header else -1
+            unsigned = ids >= 0
             for record in reader:
                 if len(record) != len(header) and record:
                     _ragged(path, name, reader.line_num, len(record), len(header), separator)
+                if unsigned and record:
+                    unsigned = _is_u64(record[ids])
                 start = reader.line_num + 1
         except UnicodeDecodeError:
             line, byte = _first_undecodable(path)
@@ -50,6 +60,15 @@ def check_delimited(path: str, separator: str, name: str) -> None:
                 "(an unbalanced quote?). Quote every field that holds a quote, a separator or a "
                 'line break, and double the quotes inside it ("").'
             ) from None
+    return {PAIR_ID: pl.UInt64()} if unsigned else {}
+
+
+PAIR_ID = "pair_id"
+_U64_MAX = 2**64 - 1
+
+
+def _is_u64(value: str) -> bool:
+    return value == "" or (value.isascii() and value.isdigit() and int(value) <= _U64_MAX)
 
 
 def _check_header(path: str, name: str, header: list[str]) -> None:

@@ -98,11 +98,11 @@ def _parquet_schema(path: str) -> pl.Schema:
 
 def _scan_text(path: str, kind: Format) -> pl.LazyFrame:
     if kind in ("csv", "tsv"):
-        check_delimited(path, "\t" if kind == "tsv" else ",", NAMES[kind])
-    if kind == "csv":
-        return pl.scan_csv(path, infer_schema_length=None)
-    if kind == "tsv":
-        return pl.scan_csv(path, separator="\t", infer_schema_length=None)
+        separator = "\t" if kind == "tsv" else ","
+        types = check_delimited(path, separator, NAMES[kind])
+        return pl.scan_csv(
+            path, separator=separator, infer_schema_length=None, schema_overrides=types or None
+        )
     if kind == "ndjson":
         return pl.scan_ndjson(path, infer_schema_length=None)
     try:  # JSON (one array of records) has no lazy reader

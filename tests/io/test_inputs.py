@@ -200,3 +200,18 @@ def test_pair_ids_do_not_depend_on_the_file_format(sizes: list[int], fmt: str, t
     expected = pp.form_pairs(data)
     assert sorted(got["pair_id"]) == sorted(expected["pair_id"])
     assert sorted(got["output_b"].to_list()) == sorted(expected["output_b"].to_list())
+
+
+def test_pair_ids_in_a_csv_read_back_as_the_scored_frame_has_them(tmp_path: Path) -> None:
+    """A pair id is an unsigned 64-bit hash, past the signed range older polars infers: a CSV
+    holding them (a labelling sheet, scored pairs) reads back as UInt64 at every polars version;
+    a pair_id column of other text stays text."""
+    ids = pl.Series("pair_id", [12906433255463780645, 5, 2**64 - 1], dtype=pl.UInt64)
+    frame = pl.DataFrame([ids, pl.Series("label", ["1", "", "3"])])
+    for suffix in (".csv", ".tsv"):
+        back = scan_data(write(frame, tmp_path / f"ids{suffix}")).collect()
+        assert back.schema["pair_id"] == pl.UInt64
+        assert back["pair_id"].equals(ids)
+    text = frame.with_columns(pl.Series("pair_id", ["a1", "5", "7"]))
+    back = scan_data(write(text, tmp_path / "text.csv")).collect()
+    assert back["pair_id"].to_list() == ["a1", "5", "7"]
