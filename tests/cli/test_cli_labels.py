@@ -81,7 +81,10 @@ def test_score_keeps_the_labels_and_a_manifest_reads_them(
     _, sheet = loop
     out = tmp_path / "scored.parquet"
     assert main(["score", JOBS, "-o", str(out), "--labels", str(sheet), "--quiet"]) == EXIT_PASS
-    assert pl.read_parquet(out)["raw_label"].drop_nulls().len() == pl.read_csv(sheet, infer_schema=False).height
+    assert (
+        pl.read_parquet(out)["raw_label"].drop_nulls().len()
+        == pl.read_csv(sheet, infer_schema=False).height
+    )
     shutil.copy(JOBS, tmp_path / "jobs.parquet")
     shutil.copy(sheet, tmp_path / "labels.csv")
     manifest = tmp_path / "m.yaml"

@@ -39,7 +39,9 @@ def test_a_run_with_labels_has_the_corrected_summary(source: Path, tmp_path: Pat
     sheet = _sheet(source, tmp_path)
     run = pp.score_parquet(source, tmp_path / "run", labels=sheet, progress=False, cache=False)
     summary = run.summary  # by dimension
-    drawn = pl.read_csv(sheet, schema_overrides={"pair_id": pl.UInt64}).filter(pl.col("pair_kind") == "counterfactual")
+    drawn = pl.read_csv(sheet, schema_overrides={"pair_id": pl.UInt64}).filter(
+        pl.col("pair_kind") == "counterfactual"
+    )
     assert summary["n_labelled"].sum() == drawn.height > 0  # controls are not counted
     labelled = summary.filter(pl.col("n_labelled") > 0)
     assert (labelled["mean_divergence_ppi"] < labelled["mean_divergence"]).all()
