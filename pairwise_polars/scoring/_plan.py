@@ -11,6 +11,7 @@ import polars as pl
 from pairwise_polars._errors import GateError
 from pairwise_polars.engine._prices import shown_dollars
 from pairwise_polars.io import DataLike, to_lazy
+from pairwise_polars.judges import JudgeTraits
 from pairwise_polars.pairing import PAIR_KIND
 from pairwise_polars.scoring._cost import Prices, plan_warnings, priced
 from pairwise_polars.scoring._prepare import Prepared
@@ -111,46 +112,96 @@ def power_text(rows: tuple[SlicePower, ...]) -> str:
     return "\n".join(lines)
 
 
-def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) -> Plan:
-    """The plan of a prepared call whose cache lookup gave ``hits``, priced from the table
-    with ``prices`` overriding it."""
-    requests = prepared.requests
-    n_cached = hits.height
-    to_send = requests.height - n_cached
-    uses_messages = prepared.traits.uses_messages and not requests.is_empty()
-    input_chars = int(requests["messages"].str.len_chars().sum() or 0) if uses_messages else 0
-    ratio = to_send / requests.height if requests.height else 0.0
-    input_tokens = int(input_chars / 4 * ratio) if uses_messages else 0
-    output_tokens = to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0
-    cost, note = priced(
-        prepared.judge.name,
-        prepared.traits,
-        prices,
-        requests=to_send,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-    )
+@dataclass(frozen=True)
+class PairCounts:
+    """The counts of a plan that add up: a run's are the sum of its chunks'."""
 
+    n_pairs: int = 0
+    n_skipped: int = 0
+    n_judgements: int = 0
+    n_control_pairs: int = 0
+    n_control_judgements: int = 0
+
+    def __add__(self, other: PairCounts) -> PairCounts:
+        return PairCounts(*(a + b for a, b in zip(_figures(self), _figures(other), strict=True)))
+
+
+def _figures(counts: PairCounts) -> tuple[int, ...]:
+    return tuple(getattr(counts, f.name) for f in dataclasses.fields(counts))
+
+
+def pair_counts(prepared: Prepared) -> PairCounts:
+    """The pairs, unjudgeable pairs, judgements and control pairs of a prepared call."""
     n_control_pairs = n_control_judgements = 0
     if PAIR_KIND in prepared.pairs.columns:
         control = prepared.pairs.filter(pl.col(PAIR_KIND) == "control").select(ROW)
         n_control_pairs = control.height
         n_control_judgements = prepared.keyed.join(control, on=ROW, how="semi").height
-    return Plan(
+    return PairCounts(
         n_pairs=prepared.pairs.height,
         n_skipped=prepared.n_skipped,
         n_judgements=prepared.keyed.height,
-        n_unique=requests.height,
+        n_control_pairs=n_control_pairs,
+        n_control_judgements=n_control_judgements,
+    )
+
+
+def request_sizes(requests: pl.DataFrame, uses_messages: bool) -> pl.DataFrame:
+    """All a plan reads of unique requests: each ``key`` and its rendered length (``chars``,
+    0 for a judge that reads no messages). Much smaller than the requests, so a run planned
+    chunk by chunk keeps these and drops the rendered texts."""
+    chars = pl.col("messages").str.len_chars() if uses_messages else pl.lit(0)
+    return requests.select("key", chars.cast(pl.Int64).alias("chars"))
+
+
+def count(prepared: Prepared, hits: pl.DataFrame, prices: Prices | None = None) -> Plan:
+    """The plan of a prepared call whose cache lookup gave ``hits``, priced from the table
+    with ``prices`` overriding it."""
+    sizes = request_sizes(prepared.requests, prepared.traits.uses_messages)
+    return counted(
+        pair_counts(prepared), sizes, hits.height, prepared.judge.name, prepared.traits, prices
+    )
+
+
+def counted(
+    counts: PairCounts,
+    sizes: pl.DataFrame,
+    n_cached: int,
+    judge_model: str,
+    traits: JudgeTraits,
+    prices: Prices | None = None,
+) -> Plan:
+    """The plan of ``counts`` and the unique requests' ``sizes`` (:func:`request_sizes`), of
+    which ``n_cached`` are cached: the same figures :func:`count` gives for one prepared call."""
+    to_send = sizes.height - n_cached
+    uses_messages = traits.uses_messages and not sizes.is_empty()
+    input_chars = int(sizes["chars"].sum() or 0) if uses_messages else 0
+    ratio = to_send / sizes.height if sizes.height else 0.0
+    input_tokens = int(input_chars / 4 * ratio) if uses_messages else 0
+    output_tokens = to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0
+    cost, note = priced(
+        judge_model,
+        traits,
+        prices,
+        requests=to_send,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+    )
+    return Plan(
+        n_pairs=counts.n_pairs,
+        n_skipped=counts.n_skipped,
+        n_judgements=counts.n_judgements,
+        n_unique=sizes.height,
         n_cached=n_cached,
         n_to_send=to_send,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        judge_model=prepared.judge.name,
+        judge_model=judge_model,
         cost_usd=cost,
         price=note,
-        n_control_pairs=n_control_pairs,
-        n_control_judgements=n_control_judgements,
-        price_warnings=plan_warnings(prepared.judge.name, prepared.traits, prices),
+        n_control_pairs=counts.n_control_pairs,
+        n_control_judgements=counts.n_control_judgements,
+        price_warnings=plan_warnings(judge_model, traits, prices),
     )
 
 
@@ -180,24 +231,25 @@ def with_power(
 
 def with_outcomes(
     planned: Plan,
-    requests: pl.DataFrame,
+    sizes: pl.DataFrame,
     n_responses: int,
-    hits: pl.DataFrame,
-    prepared: Prepared,
+    n_cached: int,
+    judge_model: str,
+    traits: JudgeTraits,
     prices: Prices | None,
 ) -> Plan:
-    """The plan with the outcome judgements of ``n_responses`` responses: their unique
-    ``requests`` (REQUEST_SCHEMA), of which ``hits`` are cached; tokens and dollars added to
-    the plan's."""
-    to_send = requests.height - hits.height
-    uses_messages = prepared.traits.uses_messages and not requests.is_empty()
-    chars = int(requests["messages"].str.len_chars().sum() or 0) if uses_messages else 0
-    ratio = to_send / requests.height if requests.height else 0.0
+    """The plan with the outcome judgements of ``n_responses`` responses: the ``sizes`` of
+    their unique requests (:func:`request_sizes`), of which ``n_cached`` are cached, read by
+    ``judge_model``; tokens and dollars added to the plan's."""
+    to_send = sizes.height - n_cached
+    uses_messages = traits.uses_messages and not sizes.is_empty()
+    chars = int(sizes["chars"].sum() or 0) if uses_messages else 0
+    ratio = to_send / sizes.height if sizes.height else 0.0
     input_tokens = int(chars / 4 * ratio) if uses_messages else 0
     output_tokens = to_send * _OUTCOME_TOKENS_GUESS if uses_messages else 0
     cost, note = priced(
-        prepared.judge.name,
-        prepared.traits,
+        judge_model,
+        traits,
         prices,
         requests=to_send,
         input_tokens=input_tokens,
@@ -207,8 +259,8 @@ def with_outcomes(
     return dataclasses.replace(
         planned,
         n_outcome_judgements=n_responses,
-        n_outcome_unique=requests.height,
-        n_outcome_cached=hits.height,
+        n_outcome_unique=sizes.height,
+        n_outcome_cached=n_cached,
         n_outcome_to_send=to_send,
         outcome_cost_usd=cost,
         input_tokens=planned.input_tokens + input_tokens,

@@ -29,7 +29,13 @@ from pairwise_polars.scoring._members import (
     prepare_members,
     score_members,
 )
-from pairwise_polars.scoring._plan import Plan, count, with_outcomes, with_power
+from pairwise_polars.scoring._plan import (
+    Plan,
+    count,
+    request_sizes,
+    with_outcomes,
+    with_power,
+)
 from pairwise_polars.scoring._pointwise import (
     OUTCOME_ROW,
     SIDE_ID,
@@ -346,11 +352,22 @@ def plan_outcomes(
 ) -> Plan:
     """``planned`` with the outcome judgements of the prepared pairs' responses (none for a
     judge that runs in this process: the heuristic reads outcomes for free)."""
-    metric = outcome_metric(outcomes)
-    if prepared.traits.kind == "local":
+    read = outcome_sizes(prepared, outcome_metric(outcomes))
+    if read is None:
         return planned
+    n_responses, sizes = read
+    n_cached = lookup(store, sizes, RESULT_SCHEMA).height
+    judge = prepared.judge.name
+    return with_outcomes(planned, sizes, n_responses, n_cached, judge, prepared.traits, prices)
+
+
+def outcome_sizes(prepared: Prepared, metric: Metric) -> tuple[int, pl.DataFrame] | None:
+    """The responses of the prepared pairs whose outcome the judge reads, and the sizes of
+    their unique requests (:func:`~pairwise_polars.scoring._plan.request_sizes`); None for a
+    judge that runs in this process (the heuristic reads outcomes for free)."""
+    if prepared.traits.kind == "local":
+        return None
     judge = outcome_judge(prepared.judge)
     sides = pair_sides(prepared.pairs).with_row_index(OUTCOME_ROW)
     keyed, requests = outcome_requests(sides, metric, judge, Columns(id=SIDE_ID))
-    hits = lookup(store, requests, RESULT_SCHEMA)
-    return with_outcomes(planned, requests, keyed.height, hits, prepared, prices)
+    return keyed.height, request_sizes(requests, prepared.traits.uses_messages)
