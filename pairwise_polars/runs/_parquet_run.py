@@ -198,7 +198,7 @@ async def ascore_parquet(
         labels=labels,
     )
     run_files = run_store(destination, pairing.get("storage_options"))
-    laid_out = _laid_out(source, strategy, chunk_size, pairing, ray=asked.ray_run is not None)
+    laid_out = lay_out_source(source, strategy, chunk_size, pairing, ray=asked.ray_run is not None)
     fingerprint = run_fingerprint(
         laid_out.layout,
         strategy,
@@ -303,7 +303,7 @@ class _LaidOut:
     """What the journal records about the run beside its fingerprint."""
 
 
-def _laid_out(
+def lay_out_source(
     source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     strategy: Strategy,
     chunk_size: int,
@@ -311,6 +311,8 @@ def _laid_out(
     *,
     ray: bool,
 ) -> _LaidOut:
+    """The source found and checked, and its chunks laid out (``ray``: no warning for a
+    scattered source, which Ray reads once whatever its order)."""
     found = source_files(source, storage_options=pairing.get("storage_options"))
     files = list(found.files)
     columns = run_columns(pairing)
