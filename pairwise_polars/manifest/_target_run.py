@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from pairwise_polars.judges import Judge
 from pairwise_polars.labels import check_labels_for_pairs
 from pairwise_polars.manifest._model import TargetSpec
 from pairwise_polars.manifest._outputs import Table, check_target_folder, write_target_files
+from pairwise_polars.manifest._target_chunks import plan_on_chunks
 from pairwise_polars.manifest._target_disparities import (
     check_target_outcome_labels,
     target_disparities,
@@ -28,7 +30,8 @@ from pairwise_polars.manifest._target_disparities import (
 )
 from pairwise_polars.outcome._sided import SIDED
 from pairwise_polars.pairing import form_pairs
-from pairwise_polars.runs import score_parquet
+from pairwise_polars.runs import chunked_pairs, score_parquet
+from pairwise_polars.runs._parquet_run import DEFAULT_CHUNK_SIZE
 from pairwise_polars.scoring import (
     CacheLike,
     Plan,
@@ -45,6 +48,9 @@ from pairwise_polars.scoring._score import plan_outcomes
 from pairwise_polars.summary import GateResult, default_slices, gate_summary, summarize
 from pairwise_polars.summary._stability import scoped_stability
 
+CHUNK_SIZE = DEFAULT_CHUNK_SIZE
+"""Pairs per chunk of a ``runner: ray`` target: planned and scored in the same chunks."""
+
 Fanned = tuple[list[tuple[Prepared, int]], Members]
 """A panel's (and its repeats') prepared calls, one per member, and the members."""
 
@@ -55,6 +61,7 @@ class TargetRun:
 
     target: TargetSpec
     pairs: pl.DataFrame
+    """The target's pairs (``runner: ray``: without the input and output texts)."""
     plan: Plan
     scored: pl.DataFrame | None = None
     summary: pl.DataFrame | None = None
@@ -98,26 +105,36 @@ def run_target(
     A target with ``runner: ray`` is scored by :func:`~pairwise_polars.score_parquet` on Ray
     into ``run_dir`` (default ``output/<target>/run``; resumed when it holds the same run,
     started over when the target changed): the same scored frame, so the same summary and
-    gates."""
+    gates. It is planned over the run's chunks, one chunk's pairs rendered at a time, with the
+    same figures; its ``pairs`` are kept without the input and output texts (the scored frame
+    has them), and its rows are read whole only when its gates read outcomes."""
     folder = Path(output) / target.name if output is not None else None
     if folder is not None and not dry_run:
         check_target_folder(folder)
     run_dir = folder / "run" if run_dir is None and folder is not None else run_dir
     spec = target.scoring(need_key=not dry_run)
-    # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
-    rows = scan_data(list(target.data), target.storage_options).collect()
-    pairs, slices = _pairs(target, rows)
-    prepared, fanned = _prepare(target, spec, pairs, dry_run)
-    check_target_outcome_labels(target, pairs)
     cache = target.cache if cache is None else cache
     prices = {**target.prices, **given_prices(prices)}
-    planned, scored, usage = _score(
-        target, prepared, fanned, cache, progress, dry_run, on_plan, prices
-    )
+    rows = None
+    if target.runner == "ray":  # planned chunk by chunk: the workers pair and render again
+        pairs, slices, planned = _plan_on_ray(target, spec, cache, prices, on_plan)
+        scored = usage = None
+    else:
+        # Read once: both sides of the self-join reuse the frame (faster than scanning twice).
+        rows = _rows(target)
+        pairs = form_pairs(rows, target.strategy, **target.pairing())
+        slices = _slices(target, pairs)
+        prepared, fanned = _prepare(target, spec, pairs, dry_run)
+        check_target_outcome_labels(target, pairs)
+        planned, scored, usage = _score(
+            target, prepared, fanned, cache, progress, dry_run, on_plan, prices
+        )
     if dry_run:
         return TargetRun(target, pairs, planned)
     if target.runner == "ray":
         scored, usage = _score_on_ray(target, spec, cache, progress, run_dir, prices)
+        # The target reads its responses' outcomes itself (with its judge): only then the rows.
+        rows = _rows(target) if wants_disparities(target) else None
     assert scored is not None
     run = _judged(target, pairs, planned, scored, slices, rows, spec.judge, cache)
     run = dataclasses.replace(run, usage=usage)
@@ -126,9 +143,13 @@ def run_target(
     return dataclasses.replace(run, outputs=_write(run, folder, table, top))
 
 
-def _pairs(target: TargetSpec, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
-    """The target's pairs and the slice columns its summary reads (checked to exist)."""
-    pairs = form_pairs(rows, target.strategy, **target.pairing())
+def _rows(target: TargetSpec) -> pl.DataFrame:
+    """The target's input rows, read whole."""
+    return scan_data(list(target.data), target.storage_options).collect()
+
+
+def _slices(target: TargetSpec, pairs: pl.DataFrame) -> list[str]:
+    """The slice columns the target's summary reads (checked to be columns of ``pairs``)."""
     slices = default_slices(pairs.columns) if target.slices is None else list(target.slices)
     check_slices(pairs, slices)
     if target.gates.per_slice and not slices:
@@ -137,7 +158,34 @@ def _pairs(target: TargetSpec, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[s
             "data has no dimension column. Name the slice columns with slices: [...], or move "
             "the gates to overall: (unknown is not fair, so they are not skipped)."
         )
-    return pairs, slices
+    return slices
+
+
+def _plan_on_ray(
+    target: TargetSpec,
+    spec: ScoringSpec,
+    cache: CacheLike,
+    prices: Prices,
+    on_plan: Callable[[Plan], None] | None,
+) -> tuple[pl.DataFrame, list[str], Plan]:
+    """The pairs without their texts, the slices and the plan of a ``runner: ray`` target,
+    planned over the chunks the Ray run scores (one chunk's pairs held at a time), with the
+    checks of the local path before ``on_plan`` sees the plan."""
+    data = list(target.data)
+    chunks = chunked_pairs(data, target.strategy, chunk_size=CHUNK_SIZE, **target.pairing())
+    first = next(chunks)  # the columns are every chunk's: slices fail before anything is read
+    slices = _slices(target, first)
+    wanted = wants_disparities(target)
+    pairs, planned = plan_on_chunks(
+        itertools.chain([first], chunks), spec, cache=cache, prices=prices, outcomes=wanted
+    )
+    if target.labels is not None:  # a bad label stops the run before anything is paid for
+        maxima = {m.name: m.max_score for m in spec.metrics}
+        check_labels_for_pairs(pairs, maxima, target.labels)
+    check_target_outcome_labels(target, pairs)
+    if on_plan is not None:
+        on_plan(planned)
+    return pairs, slices, planned
 
 
 def _prepare(
@@ -168,7 +216,8 @@ def _score(
     prices: Prices,
 ) -> tuple[Plan, pl.DataFrame | None, Usage | None]:
     """The plan (outcomes counted when a gate reads them) and, on the local runner, the scores
-    and what the judge (or every member of a panel and its repeats) spent."""
+    and what the judge (or every member of a panel and its repeats) spent (a ``runner: ray``
+    target is planned by :func:`_plan_on_ray`)."""
     spent: list[Usage] = []
     shown: list[Plan] = []
 
@@ -183,7 +232,7 @@ def _score(
     options: dict[str, Any] = {
         "cache": cache,
         "progress": progress,
-        "dry_run": dry_run or target.runner == "ray",
+        "dry_run": dry_run,
         "on_plan": show,
         "prices": prices,
         "on_usage": spent.append,
@@ -201,7 +250,7 @@ def _judged(
     planned: Plan,
     scored: pl.DataFrame,
     slices: list[str],
-    rows: pl.DataFrame,
+    rows: pl.DataFrame | None,
     judge: Judge,
     cache: CacheLike,
 ) -> TargetRun:
@@ -215,8 +264,10 @@ def _judged(
         group_by=target.columns.group_by,
         labels=target.labels,
     )
-    wanted = wants_disparities(target)
-    disparities = target_disparities(target, rows, scored, judge, cache) if wanted else None
+    disparities = None
+    if wants_disparities(target):
+        assert rows is not None
+        disparities = target_disparities(target, rows, scored, judge, cache)
     if target.repeats > 1:  # would the verdict hold on a rerun? (inconclusive below 0.9)
         summary = _stability(target, scored, summary, slices)
     gates = gate_summary(
@@ -341,6 +392,7 @@ def _score_on_ray(
         "keep_text": True,  # the report shows the texts
         "runner": "ray",
         "prices": prices,
+        "chunk_size": CHUNK_SIZE,
         **target.pairing(),
     }
     data = list(target.data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
 from pathlib import Path
@@ -10,7 +11,8 @@ import polars as pl
 import pytest
 
 from pairwise_polars import ColumnError, HeuristicJudge, ManifestError, OpenAIJudge
-from pairwise_polars.manifest import load_manifest, run_target
+from pairwise_polars.manifest import _target_run, load_manifest, run_target
+from pairwise_polars.runs._parts import TEXT_COLUMNS
 from pairwise_polars.testing import TestServer
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -136,7 +138,9 @@ def test_an_llm_judge_over_http_in_both_orders(tmp_path: Path, judge_server: Tes
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray's own, about its internals
-def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: object) -> None:
+def test_runner_ray_gives_the_local_target_run(
+    tmp_path: Path, ray_cluster: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     block = """
         data: letters.parquet
         strategy: contrastive
@@ -149,6 +153,7 @@ def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: obje
     local = run_target(load_manifest(manifest(tmp_path, block)).targets["demo"], progress=False)
     target = load_manifest(manifest(tmp_path, block + "runner: ray\n")).targets["demo"]
     assert target.runner == "ray"
+    monkeypatch.setattr(_target_run, "CHUNK_SIZE", 16)  # 60 pairs: planned and scored in 4 chunks
     run_dir = tmp_path / "out" / "demo" / "run"
     on_ray = run_target(target, progress=False, run_dir=run_dir)
     assert local.scored is not None and on_ray.scored is not None
@@ -164,3 +169,14 @@ def test_runner_ray_gives_the_local_target_run(tmp_path: Path, ray_cluster: obje
     assert on_ray.disparities.equals(local.disparities)
     assert on_ray.gates.checks.filter(gate="max_disadvantage").height == 2
     assert (run_dir / "run.json").is_file() and (run_dir / "summary.parquet").is_file()
+    assert json.loads((run_dir / "run.json").read_text())["n_chunks"] == 4
+    # Planned chunk by chunk (issue 22): the in-memory plan, and the driver keeps no texts.
+    assert on_ray.plan == local.plan
+    assert not set(TEXT_COLUMNS) & set(on_ray.pairs.columns)
+    assert on_ray.pairs.sort("pair_id").equals(local.pairs.drop(TEXT_COLUMNS).sort("pair_id"))
+    dry = run_target(target, dry_run=True)
+    assert dry.plan == local.plan and dry.scored is None
+    again = run_target(target, progress=False, run_dir=run_dir)  # resumed: every chunk done
+    assert again.scored is not None and again.summary is not None
+    assert again.scored.sort(key).equals(on_ray.scored.sort(key))
+    assert again.summary.equals(local.summary)
