@@ -108,7 +108,8 @@ def aggregate(
     the mean score. All three come with ``_low`` / ``_high`` bounds at ``confidence`` that treat
     the pairs of one group as correlated (they share a reference), on the effective sample size
     the cluster-robust variance gives: Korn-Graubard (Clopper-Pearson with the design's degrees
-    of freedom) for the rates, Wilson with a Student t quantile for the mean (see
+    of freedom; Jeffreys on the worst-case effective size where that applies) for the rates,
+    Wilson with a Student t quantile for the mean (see
     :mod:`pairwise_polars.summary._intervals`); with one group the bounds are null. Rates and
     means are over scored pairs only; a slice with none gets nulls, never 0. With both orders
     judged (``score_ab`` / ``score_ba``), ``mean_position_gap`` is the mean ``|score_ab -

@@ -23,7 +23,14 @@ sum ``s_g``) with estimate ``m = S / N``:
 - a **rate**: Korn and Graubard's interval (R survey's ``svyciprop(method="beta")``): the
   Clopper-Pearson bounds for ``m`` on ``n_eff * (t_{N-1} / t_df)^2`` trials (fractional), with
   ``df`` Bell and McCaffrey's below, so the exact binomial bounds carry the design's degrees of
-  freedom; the beta quantiles come from :mod:`pairwise_polars.summary._beta`;
+  freedom. Where the worst case sets ``n_eff`` and is below ``N`` (some group has more than 1
+  pair), the Jeffreys bounds instead, the quantiles of ``Beta(x + 1/2, n - x + 1/2)`` on
+  ``n = n_eff`` unscaled (``x = m n``; 0 at ``x = 0``, 1 at ``x = n``): the worst case estimates
+  no variance, so it has no degrees of freedom to carry, and it already assumes the most
+  clustering the sizes allow (Clopper-Pearson on it was 1.3-1.4x the narrowest covering
+  competitor on the held-out grid). With 1 pair per group the worst case is an exact binomial
+  count, where Jeffreys under-covers, so Clopper-Pearson stays. The beta quantiles come from
+  :mod:`pairwise_polars.summary._beta`;
 - the **mean**: the Wilson score interval for ``m`` on ``n_eff`` with a Student t quantile
   instead of z, on the smaller of two degrees of freedom, both fractional (rounded down to
   1/100, never to a whole number): Bell and McCaffrey's
@@ -119,7 +126,7 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     bounded = scored & (groups > 1)
     columns: list[pl.Expr] = [pl.when(scored).then(m).alias(name) for name, m in estimates.items()]
     for name, m in estimates.items():
-        n_eff = _effective_n(name, m, m * (1 - m))
+        n_eff, worst_case = _effective_n(name, m, m * (1 - m))
         if name == MEAN:
             q = t_quantiles(frame, f"__df_{MEAN}", p)
             low, high = _wilson(m, n_eff, q)
@@ -130,37 +137,49 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
             ]
             continue
         # Korn and Graubard: the design's effective n, scaled so that the t quantile on the
-        # design's degrees of freedom becomes the one on the pairs'.
-        scaled = n_eff * (q_pairs / q_design) ** 2
+        # design's degrees of freedom becomes the one on the pairs'. Where the worst case sets
+        # n_eff and is below N (some group has more than 1 pair), Jeffreys on it unscaled: the
+        # worst case assumes the most clustering the sizes allow and estimates no variance,
+        # so Clopper-Pearson and the degrees of freedom would be conservative twice over. With
+        # 1 pair per group the worst case is the exact binomial N, where Jeffreys under-covers.
         ok = bounded & q_design.is_not_null() & q_pairs.is_not_null()
+        jeffreys = worst_case & (pl.col(SIZE_SQ) > n)
+        scaled = pl.when(jeffreys).then(n_eff).otherwise(n_eff * (q_pairs / q_design) ** 2)
         columns += [
             pl.when(ok).then(scaled).alias(f"__n_{name}"),
             pl.when(ok).then(m * scaled).alias(f"__x_{name}"),
+            pl.when(ok).then(jeffreys).alias(f"__j_{name}"),
         ]
     frame = frame.with_columns(columns)
     frame = frame.with_columns(
         bound
         for name in RATES
-        for bound in clopper_pearson(frame[f"__x_{name}"], frame[f"__n_{name}"], confidence, name)
+        for bound in beta_bounds(
+            frame[f"__x_{name}"], frame[f"__n_{name}"], frame[f"__j_{name}"], confidence, name
+        )
     )
-    return frame.drop(f"__df_{MEAN}", _PAIRS_DF, *(f"__{c}_{r}" for r in RATES for c in "nx"))
+    return frame.drop(f"__df_{MEAN}", _PAIRS_DF, *(f"__{c}_{r}" for r in RATES for c in "nxj"))
 
 
-def clopper_pearson(
-    x: pl.Series, n: pl.Series, confidence: float, name: str
+def beta_bounds(
+    x: pl.Series, n: pl.Series, jeffreys: pl.Series, confidence: float, name: str
 ) -> tuple[pl.Series, pl.Series]:
-    """``{name}_low`` and ``{name}_high``: the Clopper-Pearson bounds for ``x`` events out of
-    ``n`` trials, both fractional (null where either is null)."""
+    """``{name}_low`` and ``{name}_high`` for ``x`` events out of ``n`` trials, both
+    fractional (null where either is null): Clopper-Pearson, the ``alpha/2`` quantile of
+    ``Beta(x, n - x + 1)`` and the ``1 - alpha/2`` one of ``Beta(x + 1, n - x)``, or Jeffreys
+    where ``jeffreys`` is true, both quantiles of ``Beta(x + 1/2, n - x + 1/2)``; either way
+    0 when ``x = 0`` and 1 when ``x = n``."""
     alpha = 1 - confidence
     known = (x.is_not_null() & n.is_not_null()).to_numpy()
     xs = x.fill_null(0.0).to_numpy()[known]
     ns = n.fill_null(1.0).to_numpy()[known]
+    half = np.where(jeffreys.fill_null(False).to_numpy()[known], 0.5, 0.0)
     # Rounding: x = m * n can land a hair above n when m = 1.
     xs = np.minimum(xs, ns)
     lows, highs = np.zeros(xs.size), np.ones(xs.size)
     some, all_ = xs > 0, xs < ns
-    lows[some] = beta_quantile(alpha / 2, xs[some], ns[some] - xs[some] + 1)
-    highs[all_] = beta_quantile(1 - alpha / 2, xs[all_] + 1, ns[all_] - xs[all_])
+    lows[some] = beta_quantile(alpha / 2, (xs + half)[some], (ns - xs + 1 - half)[some])
+    highs[all_] = beta_quantile(1 - alpha / 2, (xs + 1 - half)[all_], (ns - xs + half)[all_])
     low, high = np.full(len(x), np.nan), np.full(len(x), np.nan)
     low[known], high[known] = lows, highs
     return (
@@ -183,9 +202,10 @@ def _carriers(m: pl.Expr, total: pl.Expr, n: pl.Expr, name: str) -> pl.Expr:
     return pl.when(m <= 0.5).then(total * total / x2).otherwise(rest * rest / rest2)
 
 
-def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> pl.Expr:
+def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """The effective sample size of ``m``: ``m(1-m) / max(V, s^2 / N)``, the worst case
-    ``N^2 / sum n_g^2`` without spread, and at most that when few groups carry the rarer side."""
+    ``N^2 / sum n_g^2`` without spread, and at most that when few groups carry the rarer side;
+    and whether the worst case is what it is."""
     n = pl.col("n_scored").cast(pl.Float64)
     groups = pl.col("n_groups")
     pair_variance = binomial
@@ -204,13 +224,8 @@ def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> pl.Expr:
     # the observed variance, so it is not trusted beyond the worst case.
     carriers = _carriers(m, pl.col(name_total(name)), n, name)
     few = carriers.fill_nan(0.0).fill_null(0.0) < CARRIERS[name != MEAN]
-    return (
-        pl.when(~spread)
-        .then(worst)
-        .when(few)
-        .then(pl.min_horizontal(observed, worst))
-        .otherwise(observed)
-    )
+    worst_case = ~spread | (few & (worst <= observed))
+    return pl.when(worst_case).then(worst).otherwise(observed), worst_case
 
 
 def _wilson(m: pl.Expr, n_eff: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

@@ -1,9 +1,9 @@
 """The documented intervals computed the long way: CR2 and Bell-McCaffrey degrees of freedom
 from the regression's matrices (hat matrix, per-group adjustment ``(I - H_gg)^(-1/2)``, the
 eigenvalues behind the degrees of freedom, as clubSandwich computes them with an identity
-working model), then the Korn-Graubard (rates) / Wilson (mean) / MOVER bounds in plain Python
-(the beta quantile is the package's, checked against published values on its own).
-Independent of the package's closed forms from per-group sums."""
+working model), then the Korn-Graubard or Jeffreys (rates) / Wilson (mean) / MOVER bounds in
+plain Python (the beta quantile is the package's, checked against published values on its
+own). Independent of the package's closed forms from per-group sums."""
 
 from __future__ import annotations
 
@@ -87,6 +87,7 @@ def clustered_wilson(
     if not rate and len(groups) * min(m, 1 - m) >= 3:
         pair_variance = max(float((y * y).mean()) - m * m, 0.0)
     worst = n * n / sum(s * s for s in sizes)
+    at_worst = True  # the worst case sets n_eff
     if variance > 1e-12 * binomial / n:
         n_eff = binomial / max(variance, pair_variance / n)
         # the groups carrying the rarer side (the hits, or the misses above 1/2), counted as
@@ -94,13 +95,21 @@ def clustered_wilson(
         # observed variance is not trusted beyond the worst case
         rarer = [sum(v) if m <= 0.5 else len(v) - sum(v) for v in groups]
         carriers = sum(rarer) ** 2 / sum(x * x for x in rarer)
-        if carriers < (3 if rate else 5):
-            n_eff = min(n_eff, worst)
+        at_worst = carriers < (3 if rate else 5) and worst <= n_eff
+        if at_worst:
+            n_eff = worst
     else:
         n_eff = worst
     p = 0.5 + confidence / 2
     if not rate:
         return wilson(m, n_eff, quantile(p, df))
+    x = m * n_eff
+    if at_worst and max(sizes) > 1:
+        # Jeffreys on the worst case itself (no degrees of freedom: no variance estimated)
+        a, b = x + 0.5, n_eff - x + 0.5
+        low = float(beta_quantile(1 - p, a, b)) if m > 0 else 0.0
+        high = float(beta_quantile(p, a, b)) if m < 1 else 1.0
+        return low, high
     # Korn-Graubard: the design's degrees of freedom only, then Clopper-Pearson
     n_eff *= (quantile(p, n - 1) / quantile(p, bm)) ** 2
     x = m * n_eff

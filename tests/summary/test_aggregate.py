@@ -124,7 +124,8 @@ def test_few_groups_all_scored_zero_give_a_wide_interval_not_a_point() -> None:
     assert row["mean_divergence"] == 0.0
     assert row["mean_divergence_low"] == 0.0
     assert row["mean_divergence_high"] > 0.9  # t with 1 df on 2 pairs
-    # Clopper-Pearson for 0 events in 2 (the worst-case effective n): 1 - 0.025^(1/2)
+    # Clopper-Pearson for 0 events in 2 (the worst-case effective n, exact with 1 pair per
+    # group): 1 - 0.025^(1/2)
     assert row["divergence_rate_high"] == pytest.approx(1 - 0.025**0.5)
     assert row["equivalence_rate_low"] == pytest.approx(0.025**0.5)
     result = pp.gate(pp.aggregate(data), max_mean_divergence=0.01, conservative=True)
@@ -137,6 +138,28 @@ def test_few_groups_all_scored_zero_give_a_wide_interval_not_a_point() -> None:
     )  # fmt: skip
     high = pp.aggregate(many)["mean_divergence_high"].item()
     assert 3.8 / 204 < high < 3.9 / 200
+
+
+def test_a_worst_case_slice_takes_jeffreys_bounds_unless_groups_are_single_pairs() -> None:
+    # 4 groups of 5 pairs, all scored 0: no spread, so n_eff is the worst case N^2 / sum n_g^2
+    # = 4, and the rates take Jeffreys bounds on it, Beta(x + 1/2, n - x + 1/2) quantiles
+    # (Clopper-Pearson's upper bound would be 1 - 0.025^(1/4) = 0.60). Computed apart from the
+    # beta quantile: T^2 / (9 + T^2) ~ Beta(1/2, 9/2) for T ~ t_9, so the 0.975 quantile of
+    # Beta(1/2, 4 + 1/2) comes from t_9's 0.9875 quantile.
+    many = pl.DataFrame(
+        {"group_id": [g for g in range(4) for _ in range(5)], "dimension": "age",
+         "metric": "m", "score": 0.0}
+    )  # fmt: skip
+    row = pp.aggregate(many).row(0, named=True)
+    t = t_quantile(0.9875, 9)
+    assert row["divergence_rate_high"] == pytest.approx(t * t / (9 + t * t), rel=1e-9)
+    assert row["equivalence_rate_low"] == pytest.approx(9 / (9 + t * t), rel=1e-9)
+    assert row["divergence_rate_low"] == 0.0 and row["equivalence_rate_high"] == 1.0
+    # 5 groups of 1 pair: the worst case is the exact binomial n = 5, Clopper-Pearson stays.
+    single = pl.DataFrame({"group_id": range(5), "dimension": "age", "metric": "m", "score": 0.0})
+    row = pp.aggregate(single).row(0, named=True)
+    assert row["n_scored"] == 5 and row["n_groups"] == 5
+    assert row["divergence_rate_high"] == pytest.approx(1 - 0.025 ** (1 / 5), rel=1e-9)
 
 
 def test_skewed_scores_in_few_groups_widen_the_mean_interval() -> None:
