@@ -41,7 +41,9 @@ Okafor, a 61-year-old Black woman", "the landlord, Mr. Hill"). Then, term by ter
   a reflexive right after another person's noun in its clause ("her husband repaired it
   himself").
 
-Rules on words, not a parser: every term left alone is in the audit with its reason.
+Rules on words, not a parser: every term left alone is in the audit with its reason. What the
+words around each term say (its determiner, descriptors, number, clause) is read in
+``_noun_phrase``.
 """
 
 from __future__ import annotations
