@@ -135,33 +135,9 @@ def object_position(
     # bookkeeping is weak", "found her cooking was bland"
     complement_after = open_after & ~f.is_in(list(words.FINITE_VERBS)).fill_null(False)
     participle = t.str.contains(r"^\w{2,}(?:ing|ed)$") & ~t.is_in(list(words.ING_NOUNS))
-    adjective = t.is_in(list(words.ADJECTIVES)) | (
-        (t.str.len_chars() >= 6)
-        & t.str.contains("(?:" + "|".join(words.ADJECTIVE_SUFFIXES) + ")$")
-        & ~t.is_in(list(words.NOT_ADJECTIVES))
-    )
-    # a possessive 's is no plural: "sell her late husband's car" keeps "her" a determiner
-    plural = t.str.contains(r"^[a-z][a-z'-]+[^sui'’]s$")
-    plural_next = f.str.contains(r"^[a-z][a-z'-]+[^su'’]s$").fill_null(False)
+    adjective = _adjective(t)
     adverb = t.str.contains(r"^[a-z]{3,}ly$") & ~t.is_in(list(words.LY_WORDS))
-    second_object = ~t.is_in(list(words.RELATION_NOUNS)) & (
-        t.is_in(list(words.QUANTIFIERS))
-        | t.str.contains(r"^\d")
-        | t.is_in(list(words.MASS_NOUNS))
-        | plural
-        # a noun phrase of two words whose head has no article: "math questions", "tough
-        # questions", "incorrect information"
-        | plural_next
-        | f.is_in(list(words.MASS_NOUNS)).fill_null(False)
-        # three words: "gave her blood pressure medication", "sent her job training leaflets"
-        | (
-            ~t.is_in(list(FUNCTION_WORDS))
-            & ~f.is_in(list(FUNCTION_WORDS))
-            & (f3.is_in(list(words.MASS_NOUNS)) | f3.str.contains(r"^[a-z][a-z'-]+[^su]s$"))
-        ).fill_null(False)
-        | p.is_in(["wish", "wishes", "wished", "wishing"])
-        | (adjective & open_after)  # "charged her extra"
-    )
+    second_object = _second_object(p, t, f, f3, adjective=adjective, open_after=open_after)
     ordinal_end = t.is_in(["first", "last", "again", "second"]) & open_after  # "call her first"
     time_adverbial = (
         t.is_in(["last", "next"])
@@ -194,6 +170,45 @@ def object_position(
         & ~preposition
         & ~own_payment
     ).fill_null(False)
+
+
+def _adjective(t: pl.Expr) -> pl.Expr:
+    """Whether ``t`` reads as an adjective: listed, or a long word with an adjective's suffix
+    ("keep her safe", "found her helpful")."""
+    return t.is_in(list(words.ADJECTIVES)) | (
+        (t.str.len_chars() >= 6)
+        & t.str.contains("(?:" + "|".join(words.ADJECTIVE_SUFFIXES) + ")$")
+        & ~t.is_in(list(words.NOT_ADJECTIVES))
+    )
+
+
+def _second_object(
+    p: pl.Expr, t: pl.Expr, f: pl.Expr, f3: pl.Expr, *, adjective: pl.Expr, open_after: pl.Expr
+) -> pl.Expr:
+    """Whether the words from ``t`` on read as a second object after give/send/offer/pay
+    ("gave her flowers"), not as what "her" owns ("told her story", "sent her kids"); ``p``,
+    ``t``, ``f``, ``f3`` are the words around the term, lowercased."""
+    # a possessive 's is no plural: "sell her late husband's car" keeps "her" a determiner
+    plural = t.str.contains(r"^[a-z][a-z'-]+[^sui'’]s$")
+    plural_next = f.str.contains(r"^[a-z][a-z'-]+[^su'’]s$").fill_null(False)
+    return ~t.is_in(list(words.RELATION_NOUNS)) & (
+        t.is_in(list(words.QUANTIFIERS))
+        | t.str.contains(r"^\d")
+        | t.is_in(list(words.MASS_NOUNS))
+        | plural
+        # a noun phrase of two words whose head has no article: "math questions", "tough
+        # questions", "incorrect information"
+        | plural_next
+        | f.is_in(list(words.MASS_NOUNS)).fill_null(False)
+        # three words: "gave her blood pressure medication", "sent her job training leaflets"
+        | (
+            ~t.is_in(list(FUNCTION_WORDS))
+            & ~f.is_in(list(FUNCTION_WORDS))
+            & (f3.is_in(list(words.MASS_NOUNS)) | f3.str.contains(r"^[a-z][a-z'-]+[^su]s$"))
+        ).fill_null(False)
+        | p.is_in(["wish", "wishes", "wished", "wishing"])
+        | (adjective & open_after)  # "charged her extra"
+    )
 
 
 NOUN_FORMS = {"jewish": "Jew"}

@@ -41,38 +41,33 @@ Okafor, a 61-year-old Black woman", "the landlord, Mr. Hill"). Then, term by ter
   a reflexive right after another person's noun in its clause ("her husband repaired it
   himself").
 
-Rules on words, not a parser: every term left alone is in the audit with its reason.
+Rules on words, not a parser: every term left alone is in the audit with its reason. What the
+words around each term say (its determiner, descriptors, number, clause) is read in
+``_noun_phrase``.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from pairwise_polars.counterfactual._grammar import FUNCTION_WORDS
 from pairwise_polars.counterfactual._lexicon import IGNORE
 from pairwise_polars.counterfactual._matches import ROW, TEXT
+from pairwise_polars.counterfactual._noun_phrase import (
+    CLAUSE_BREAK,
+    DEFINITE,
+    INDEFINITE,
+    POSSESSIVE,
+    term_features,
+)
 
 HINT = "__cf_hint"  # the subject hint's start offset in the prompt (null: none)
 KEEP = "keep"  # why a term is left alone; null for the subject's terms
-_PRONOUNS = ("they", "them", "their", "theirs", "themselves")
-_TITLES = ("mr", "mr.")
-_POSSESSIVE = ("his", "her", "their", "my", "your", "our", "its", "whose")
-_DEFINITE = ("the", "this", "that", "these", "those")
-_INDEFINITE = ("a", "an")
 _PREDICATE_LEAD = (
     "is", "was", "are", "were", "be", "been", "being", "'s", "’s", "as", "became", "becomes",
     "become", "remains", "remained", "seems", "seemed", "like", ",", "(", ":", "—", "–", "-",
 )  # fmt: skip
-_CLAUSE_BREAK = (
-    r"(?i)(?:\b(?:to|that|and|but|or|because|when|if|so|while|who|whom|which|after|before|until"
-    r"|since|as|than|whether|where|though|although)\b|[,;:.!?()])"
-)
-_SUBJECT_PRONOUN = r"(?i)\b(he|she)\s+((?:[\w'’-]+\s+){1,6})$"
-_NOMINATIVE = {"he": "male", "she": "female"}
 _PRONOUN_OF = {"male": "he", "female": "she"}
 _CATAPHORIC = ("his", "her", "him", "their", "them")  # a first mention that names no one yet
-_OTHER_ONE = ("other", "head", "chief", "senior", "second")
-_SENTENCE_END = r"[.!?][\"'”’)\]]*\s+"
 _NAMED = r"^\s+(?:named|called)\s+$"  # "a man named Omar"
 
 
@@ -86,7 +81,7 @@ def subject_scope(
     that say who a person is ("Black", "female", "45-year-old": ``descriptor_words``).
     """
     found = matches.filter(~pl.col("placeholder") & (pl.col("attribute") != IGNORE))
-    terms = _features(_with_sentence(found, texts), descriptors)
+    terms = term_features(found, texts, descriptors)
     subjects = _subjects(terms, texts)
     scoped = _reflexives(
         terms.join(subjects, on=ROW, how="left").with_columns(_reason(dim).alias(KEEP)), texts
@@ -117,7 +112,7 @@ def _reflexives(scoped: pl.DataFrame, texts: pl.DataFrame) -> pl.DataFrame:
         & ~pl.col("pronoun").shift(1).over(ROW).fill_null(True)
         & (prev["attribute"] == pl.col("attribute"))
         & prev[KEEP].is_not_null()
-        & ~gap.str.contains(_CLAUSE_BREAK)
+        & ~gap.str.contains(CLAUSE_BREAK)
     ).fill_null(False)
     return (
         scoped.sort(ROW, "start")
@@ -129,100 +124,6 @@ def _reflexives(scoped: pl.DataFrame, texts: pl.DataFrame) -> pl.DataFrame:
             .alias(KEEP)
         )
         .drop(TEXT)
-    )
-
-
-def _with_sentence(terms: pl.DataFrame, texts: pl.DataFrame) -> pl.DataFrame:
-    """``sentence``: how many sentence ends come before the term."""
-    ends = pl.col(TEXT).str.slice(0, pl.col("start")).str.count_matches(_SENTENCE_END)
-    return (
-        terms.join(texts.select(ROW, TEXT), on=ROW, how="left")
-        .with_columns(sentence=ends.fill_null(0))
-        .drop(TEXT)
-    )
-
-
-def _described(word: pl.Expr, descriptors: list[str]) -> pl.Expr:
-    low = word.str.to_lowercase()
-    return (low.is_in(descriptors) | low.str.contains(r"\w-year-old$")).fill_null(False)
-
-
-def _features(terms: pl.DataFrame, descriptors: tuple[str, ...] = ()) -> pl.DataFrame:
-    prior = pl.col("prior")
-    # The noun phrase starts at the nearest function word, possessive or punctuation mark:
-    # its determiner if it is one ("a 45-year-old woman"), none otherwise ("studied in Mexico").
-    stop = prior.list.eval(
-        pl.element().str.to_lowercase().is_in([*_POSSESSIVE, *_DEFINITE, *FUNCTION_WORDS])
-        | pl.element().str.contains(r"['’]s$|s['’]$|^[^\w]$")
-    )
-    at = pl.col("_at")
-    word = pl.col("_word")
-    owned = r"\w['’]s$|s['’]$"
-    is_det = word.is_in([*_POSSESSIVE, *_DEFINITE, *_INDEFINITE]) | word.str.contains(
-        r"['’]s$|s['’]$|^[^\w]$"
-    )
-    # A noun coordinated with a relation is a relation too: "her aunt and uncle".
-    owner = prior.list.get(at + 2, null_on_oob=True).str.to_lowercase()
-    coordinated = word.is_in(["and", "or"]) & (owner.is_in(_POSSESSIVE) | owner.str.contains(owned))
-    # How the person is described in the noun phrase: the words before the term up to its
-    # determiner, the term itself, and up to two words after it ("a 45-year-old Black female
-    # nurse": 3 for "female"; "a white man": 1).
-    words = list(descriptors)
-    np_words = prior.list.head(at.fill_null(prior.list.len()))
-    desc = (
-        np_words.list.eval(_described(pl.element(), words)).list.sum().fill_null(0)
-        + _described(pl.col("match"), words).cast(pl.Int64)
-        + _described(pl.col("tok1"), words).cast(pl.Int64)
-        + (_described(pl.col("tok1"), words) & _described(pl.col("tok2"), words)).cast(pl.Int64)
-    )
-    punct = pl.col("_det").str.contains(r"^[^\w]$")
-    lead = [prior.list.get(at + i, null_on_oob=True).str.to_lowercase() for i in (1, 2, 3)]
-    key = pl.col("key")
-    clause = pl.col("before").str.extract_groups(_SUBJECT_PRONOUN)
-    not_pronoun = (~pl.col("concept").is_in(_PRONOUNS)).cast(pl.Int32)
-    return (
-        terms.sort(ROW, "start")
-        .with_columns(_at=pl.when(stop.list.any()).then(stop.list.arg_max()))
-        .with_columns(_word=prior.list.get(at, null_on_oob=True).str.to_lowercase())
-        .with_columns(
-            _det=pl.when(coordinated).then(owner).when(is_det).then(word),
-            _lead=lead[0],
-            _lead2=lead[1],
-            _lead3=lead[2],
-        )
-        .with_columns(
-            pronoun=pl.col("concept").is_in(_PRONOUNS),
-            name=pl.col("concept").str.starts_with("name") | pl.col("concept").is_in(_TITLES),
-            ident=pl.when(pl.col("concept").is_in(_TITLES))
-            .then(pl.concat_str(key, pl.lit(" "), pl.col("tok1").str.to_lowercase()))
-            .otherwise(key),
-            # "his" is not a plural, nor is "James": a pronoun's or a name's number is its
-            # concept's, not its spelling's
-            plural=~pl.col("concept").is_in(_PRONOUNS)
-            & ~pl.col("concept").str.starts_with("name")
-            & key.str.contains(r"(?:[^s]s|men|children|people)$"),
-            desc=desc,
-            # nouns (and names) of the term's attribute before it in the prompt
-            nouns_before=not_pronoun.cum_sum().over(ROW, "attribute") - not_pronoun,
-            det=pl.when(punct).then(None).otherwise("_det"),
-            lead=pl.when(punct).then("_det").otherwise("_lead"),
-            said_of=pl.when(punct).then("_lead").otherwise("_lead2"),
-            # "her employer, a busy businesswoman": said of a relation, not of whoever "her" is
-            apposed_to_relation=(pl.when(punct).then("_det").otherwise("_lead") == ",")
-            & pl.when(punct)
-            .then(pl.col("_lead2"))
-            .otherwise(pl.col("_lead3"))
-            .pipe(lambda w: w.is_in(_POSSESSIVE) | w.str.contains(owned))
-            .fill_null(False),
-            # "the head waitress", "the other woman": someone else than "a waitress" before
-            other_one=prior.list.head(at.fill_null(0))
-            .list.eval(pl.element().str.to_lowercase().is_in(_OTHER_ONE))
-            .list.any(),
-            clause_subject=pl.when(~clause.struct[1].str.contains(_CLAUSE_BREAK))
-            .then(clause.struct[0].str.to_lowercase().replace_strict(_NOMINATIVE, default=None))
-            .otherwise(None),
-        )
-        .drop("_at", "_word", "_det", "_lead", "_lead2", "_lead3")
     )
 
 
@@ -356,7 +257,7 @@ def _antecedents(terms: pl.DataFrame, first: pl.DataFrame, texts: pl.DataFrame) 
             & ~pl.col("plural")
             & ~pl.col("apposed_to_relation")
             & (pl.col("attribute") == pl.col("sattr"))
-            & ~pl.col("det").is_in(_POSSESSIVE).fill_null(False)
+            & ~pl.col("det").is_in(POSSESSIVE).fill_null(False)
         )
         .group_by(ROW, maintain_order=True)
         .agg(
@@ -390,7 +291,7 @@ def _predicate() -> pl.Expr:
         | (said_of == pl.col("sattr").replace_strict(_PRONOUN_OF, default=None))
     )
     return (
-        pl.col("det").is_in(_INDEFINITE)
+        pl.col("det").is_in(INDEFINITE)
         & pl.col("lead").is_in(_PREDICATE_LEAD)
         & subject_word
         & ~pl.col("apposed_to_relation")
@@ -401,7 +302,7 @@ def _reason(dim: str) -> pl.Expr:
     det = pl.col("det")
     quoted = pl.format("'{} {}'", det, pl.col("match"))
     is_subject = pl.col("start") == pl.col("sstart")
-    relation = det.is_in(_POSSESSIVE) | det.str.contains(r"['’]s$|s['’]$")
+    relation = det.is_in(POSSESSIVE) | det.str.contains(r"['’]s$|s['’]$")
     # Before a subject chosen further in, its own possessive in the same sentence, with no noun
     # of its attribute before it: "After her husband left, a Black female teacher applied".
     cataphoric = (
@@ -439,13 +340,13 @@ def _reason(dim: str) -> pl.Expr:
         )
         .when(pl.lit(dim == "gender") & (pl.col("plural") != pl.col("splural")))
         .then(pl.lit("another person: a plural noun, the subject is one person"))
-        .when(det.is_in(_INDEFINITE))
+        .when(det.is_in(INDEFINITE))
         .then(
             pl.when(_predicate())
             .then(None)
             .otherwise(pl.format("another person: {}, not said of the subject", quoted))
         )
-        .when(det.is_in(_DEFINITE) & pl.lit(dim == "gender"))
+        .when(det.is_in(DEFINITE) & pl.lit(dim == "gender"))
         .then(
             pl.when(pl.col("skeys").list.contains(pl.col("key")) & ~pl.col("other_one"))
             .then(None)

@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple, overload
 
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, LexiconError, PairwiseWarning
-from pairwise_polars.counterfactual._case import CASE_STYLES, CaseStyle
-from pairwise_polars.counterfactual._intersections import crossed_name, intersection_rows
-from pairwise_polars.counterfactual._lexicon import (
-    NEUTRAL,
-    Lexicon,
-    LexiconSource,
-    load_lexicon,
+from pairwise_polars._errors import ColumnError, PairwiseWarning
+from pairwise_polars.counterfactual._arguments import (
+    OUTPUT,
+    check_columns,
+    checked_options,
+    dimension_items,
 )
+from pairwise_polars.counterfactual._case import CaseStyle
+from pairwise_polars.counterfactual._intersections import crossed_name, intersection_rows
+from pairwise_polars.counterfactual._lexicon import LexiconSource
 from pairwise_polars.counterfactual._matches import ROW, TEXT
 from pairwise_polars.counterfactual._scope import HINT
 from pairwise_polars.counterfactual._substitute import SUBSTITUTION
-from pairwise_polars.counterfactual._variant_plan import Options, dimension_rows
+from pairwise_polars.counterfactual._variant_plan import dimension_rows
 from pairwise_polars.io._frames import to_lazy
 
 Strategy = Literal["group", "contrastive"]
 Scope = Literal["subject", "all"]
 Relations = Literal["swap", "keep"]
-OUTPUT = ("id", "group_id", "role", "dimension", "attribute", "input", "substitutions")
 _SKIPPED = pl.Schema(
     {ROW: pl.UInt32(), "dimension": pl.String(), "attribute": pl.String(), "reason": pl.String()}
 )
@@ -168,64 +168,24 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
      ('control', 'male', 'He said his plan works.')]
     """
     frame = to_lazy(prompts, storage_options)[0].collect()
-    items = (dimensions,) if isinstance(dimensions, str) else tuple(dimensions)
-    _check_crossed(items)
-    dims = tuple(dict.fromkeys(d for item in items for d in _parts(item)))
-    if not dims:
-        raise ValueError("Give at least one dimension, e.g. dimensions=('gender', 'race').")
-    _check_columns(frame, text, id_column)
-    if strategy not in ("group", "contrastive"):
-        raise ValueError(f"strategy must be 'group' or 'contrastive', got {strategy!r}.")
-    if scope not in ("subject", "all"):
-        raise ValueError(
-            f"scope must be 'subject' (the subject's words only) or 'all' (every term), got "
-            f"{scope!r}."
-        )
-    if case_style not in CASE_STYLES:
-        raise ValueError(
-            f"case_style must be one of {list(CASE_STYLES)} (how racial group words are "
-            f"written: White/Black, white/Black, white/black), got {case_style!r}."
-        )
-    if relations not in ("swap", "keep"):
-        raise ValueError(
-            f"relations must be 'swap' (the subject's partner moves with the subject) or "
-            f"'keep' (the partner stays as written), got {relations!r}."
-        )
-    if subject is not None and scope != "subject":
-        raise ValueError("subject= names whose words change; it needs scope='subject'.")
-    lexicon = _lexicon(lexicons, add_lexicons)
-    fill = dict(fill or {})
-    lexicon.require(dict.fromkeys([*dims, *fill]))
-    for name, given in (("values", values), ("poles", poles)):
-        stray = [d for d in given or {} if d not in lexicon.dimensions]
-        if stray:
-            raise LexiconError(
-                f"{name} names unknown dimension(s) {stray}; the lexicon has "
-                f"{list(lexicon.dimensions)}."
-            )
-    options = Options(
-        lexicon=lexicon,
+    items, dims = dimension_items(dimensions)
+    check_columns(frame, text, id_column)
+    options = checked_options(
+        dims,
         strategy=strategy,
-        neutral_reference=neutral_reference,
-        placeholders=placeholders,
-        bare_placeholders=tuple(dict.fromkeys([*dims, *fill])),
-        values={
-            d: _attributes(lexicon, d, (values or {}).get(d, lexicon.default_values(d)), "values")
-            for d in dims
-        },
-        poles={
-            d: _attributes(lexicon, d, (poles or {}).get(d, lexicon.default_poles(d)), "poles")
-            for d in dims
-        },
-        fill={d: _attributes(lexicon, d, [v], "fill")[0] for d, v in fill.items()},
-        control=control,
         scope=scope,
         case_style=case_style,
         relations=relations,
+        subject=subject,
+        values=values,
+        poles=poles,
+        fill=fill,
+        neutral_reference=neutral_reference,
+        placeholders=placeholders,
+        control=control,
+        lexicons=lexicons,
+        add_lexicons=add_lexicons,
     )
-    same = {d: p for d, p in options.poles.items() if p[0] == p[1]}
-    if same and strategy == "contrastive":
-        raise LexiconError(f"poles must be two different attributes, got {same}.")
     texts = frame.select(pl.col(text).alias(TEXT)).with_row_index(ROW)
     if placeholders:
         texts = _subject_markers(texts)
@@ -249,22 +209,6 @@ def counterfactuals(  # pyright: ignore[reportInconsistentOverload]  (overloads 
     if left.height:
         warnings.warn(_skip_message(left, frame.height), PairwiseWarning, stacklevel=2)
     return result
-
-
-def _parts(item: str | Sequence[str]) -> tuple[str, ...]:
-    return (item,) if isinstance(item, str) else tuple(item)
-
-
-def _check_crossed(items: tuple[str | Sequence[str], ...]) -> None:
-    for item in items:
-        if isinstance(item, str):
-            continue
-        parts = tuple(item)
-        if len(parts) != 2 or len(set(parts)) != 2 or not all(isinstance(p, str) for p in parts):
-            raise ValueError(
-                f"An intersection is a pair of two different dimensions, e.g. ('gender', "
-                f"'race'); got {item!r}."
-            )
 
 
 def _with_hints(frame: pl.DataFrame, texts: pl.DataFrame, subject: str | pl.Expr) -> pl.DataFrame:
@@ -303,69 +247,6 @@ def _subject_markers(texts: pl.DataFrame) -> pl.DataFrame:
     return texts.with_columns(
         pl.col(TEXT).str.replace_all(_SUBJECT_MARKER, "${1}"), marked.alias(HINT)
     )
-
-
-def _lexicon(source: LexiconSource | None, added: LexiconSource | None) -> Lexicon:
-    if source is None or isinstance(source, Lexicon):
-        lexicon = load_lexicon(source)
-    else:
-        lexicon = load_lexicon().update(load_lexicon(source))
-    return lexicon if added is None else lexicon.merge(load_lexicon(added))
-
-
-def _check_columns(frame: pl.DataFrame, text: str, id_column: str | None) -> None:
-    if text not in frame.columns:
-        raise ColumnError(
-            f"The prompts have no column {text!r}; they have {frame.columns}. Name the prompt "
-            'column with text="<your column>".'
-        )
-    if frame.schema[text] != pl.String:
-        raise ColumnError(
-            f"Column {text!r} has type {frame.schema[text]}, expected a string column; cast it "
-            f"first, e.g. prompts.with_columns(pl.col({text!r}).cast(pl.String))."
-        )
-    taken = [c for c in OUTPUT if c in frame.columns and not (c == "input" == text)]
-    if taken:
-        raise ColumnError(
-            f"The prompts already have column(s) {taken}, which counterfactuals() writes; rename "
-            "them first, e.g. prompts.rename({"
-            + ", ".join(f"{c!r}: 'my_{c}'" for c in taken)
-            + "})"
-            + (
-                ", and pass id_column='my_id' to identify the prompts by it"
-                if "id" in taken
-                else ""
-            )
-            + "."
-        )
-    if id_column is not None:
-        if id_column not in frame.columns:
-            raise ColumnError(
-                f"The prompts have no id column {id_column!r}; they have {frame.columns}."
-            )
-        dupes = frame.filter(pl.col(id_column).is_duplicated())[id_column].unique()
-        if dupes.len() or frame[id_column].null_count():
-            raise ColumnError(
-                f"Column {id_column!r} must identify each prompt, but it has "
-                f"{dupes.len()} duplicated value(s) (e.g. {dupes.head(3).to_list()}) and "
-                f"{frame[id_column].null_count()} null(s). Pass a unique id column, or leave "
-                "id_column unset to use each prompt's position."
-            )
-
-
-def _attributes(lexicon: Lexicon, dim: str, names: Iterable[str], what: str) -> tuple[str, ...]:
-    """User-given attribute names, matched case-insensitively, in the lexicon's spelling."""
-    known = {a.lower(): a for a in lexicon.attributes(dim)}
-    if what == "fill":
-        known[NEUTRAL] = NEUTRAL
-    names = tuple(names)
-    unknown = [n for n in names if str(n).lower() not in known]
-    if unknown or (what == "poles" and len(names) != 2):
-        raise LexiconError(
-            f"{what} for {dim!r}: {list(names)} — unknown {unknown} or not a pair. The attributes "
-            f"of {dim!r} are {list(known.values())}."
-        )
-    return tuple(known[str(n).lower()] for n in names)
 
 
 def _prompt_keys(frame: pl.DataFrame, id_column: str | None) -> pl.DataFrame:

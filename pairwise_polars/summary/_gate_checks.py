@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import polars as pl
 
@@ -195,10 +196,68 @@ def _fairness_checks(
 ) -> pl.DataFrame:
     """The three-way checks of one fairness gate (see :mod:`pairwise_polars.summary._three_way`)."""
     point, bound, direction = _GATES[name]
-    favourable = f"{point}_low" if direction == "max" else f"{point}_high"
     columns = summary.columns
     if point not in columns:
         raise ColumnError(f"gate {name} needs the summary column {point!r}.")
+    figures = _figures(summary, point, bound, direction, reading)
+    estimate, unf, fav = figures.estimate, figures.unfavourable, figures.favourable
+    groups = pl.col("n_groups") if "n_groups" in columns else pl.lit(None, pl.Int64)
+    threshold = pl.col(_LIMIT)
+    status, why = three_way(
+        estimate=estimate,
+        unfavourable=unf,
+        favourable=fav,
+        low=figures.low,
+        high=figures.high,
+        threshold=threshold,
+        direction=direction,
+        groups=groups,
+        conservative=reading.conservative,
+        min_groups=reading.min_groups,
+        bound=bound,
+    )
+    note = pl.when(estimate.is_null()).then(_missing(name, point, columns)).otherwise(why)
+    counted_note = unscored_note(columns, reading.errors_as)
+    if counted_note is not None:  # only where there is a figure to count them into
+        counted_note = pl.when(estimate.is_not_null()).then(counted_note)
+    note = _joined(_joined(note, figures.basis), counted_note)
+    if name == EXCESS_GATE and MIN_DETECTABLE in columns:
+        weak = _underpowered(status, threshold)
+        note = pl.when(note.is_null() | (note == "")).then(weak).otherwise(_joined(note, weak))
+    return _limited(summary, limit).select(
+        metric=pl.col("metric"),
+        slice=_slice_label(slices),
+        gate=pl.lit(name),
+        threshold=threshold,
+        observed=(unf if reading.conservative else estimate).cast(pl.Float64),
+        passed=(status == "pass").fill_null(False),
+        status=status,
+        note=note,
+        **breach_columns(summary, point, direction, estimate=figures.best, favourable=fav),
+    )
+
+
+class _Figures(NamedTuple):
+    """What a fairness gate reads of its summary column: the estimate and the note that says
+    which (the judge's or the corrected), its bounds with failed judgements counted at their
+    worst (``unfavourable``) and best (``favourable``), the estimate at its best, and the
+    interval as measured (``low``, ``high``: its width says whether it can vouch at all)."""
+
+    estimate: pl.Expr
+    basis: pl.Expr | None
+    unfavourable: pl.Expr
+    favourable: pl.Expr
+    best: pl.Expr
+    low: pl.Expr
+    high: pl.Expr
+
+
+def _figures(
+    summary: pl.DataFrame, point: str, bound: str, direction: str, reading: Reading
+) -> _Figures:
+    """The figures of the gate on ``point`` (``bound``: its unfavourable bound's column)."""
+    favourable = f"{point}_low" if direction == "max" else f"{point}_high"
+    columns = summary.columns
 
     def figure(column: str, *, unfavourable: bool) -> pl.Expr:
         if column not in columns:  # no interval: inconclusive, never a pass
@@ -222,25 +281,16 @@ def _fairness_checks(
         else pl.lit(None, pl.Float64)
         for c in (f"{point}_low", f"{point}_high")
     )
-    groups = pl.col("n_groups") if "n_groups" in columns else pl.lit(None, pl.Int64)
-    threshold = pl.col(_LIMIT)
-    status, why = three_way(
-        estimate=estimate,
-        unfavourable=unf,
-        favourable=fav,
-        low=low,
-        high=high,
-        threshold=threshold,
-        direction=direction,
-        groups=groups,
-        conservative=reading.conservative,
-        min_groups=reading.min_groups,
-        bound=bound,
-    )
+    return _Figures(estimate, basis, unf, fav, best, low, high)
+
+
+def _missing(name: str, point: str, columns: Sequence[str]) -> pl.Expr:
+    """Why a row has no figure to check: nothing scored, no controls (or none scored) for the
+    excess, or no figure at all; unknown is never fair."""
     unscored = pl.col("n_scored") == 0 if "n_scored" in columns else pl.col(point).is_null()
     no_controls = pl.lit(name == EXCESS_GATE) & pl.col(point).is_null()
     controls_failed = pl.col("n_control") > 0 if "n_control" in columns else pl.lit(False)
-    missing = (
+    return (
         pl.when(unscored)
         .then(pl.lit("no scored pairs: unknown is not fair"))
         .when(no_controls & controls_failed)
@@ -248,25 +298,6 @@ def _fairness_checks(
         .when(no_controls)
         .then(pl.lit(NO_CONTROLS))
         .otherwise(pl.lit(f"no {point}: unknown is not fair"))
-    )
-    note = pl.when(estimate.is_null()).then(missing).otherwise(why)
-    counted_note = unscored_note(columns, reading.errors_as)
-    if counted_note is not None:  # only where there is a figure to count them into
-        counted_note = pl.when(estimate.is_not_null()).then(counted_note)
-    note = _joined(_joined(note, basis), counted_note)
-    if name == EXCESS_GATE and MIN_DETECTABLE in columns:
-        weak = _underpowered(status, threshold)
-        note = pl.when(note.is_null() | (note == "")).then(weak).otherwise(_joined(note, weak))
-    return _limited(summary, limit).select(
-        metric=pl.col("metric"),
-        slice=_slice_label(slices),
-        gate=pl.lit(name),
-        threshold=threshold,
-        observed=(unf if reading.conservative else estimate).cast(pl.Float64),
-        passed=(status == "pass").fill_null(False),
-        status=status,
-        note=note,
-        **breach_columns(summary, point, direction, estimate=best, favourable=fav),
     )
 
 

@@ -126,7 +126,7 @@ def three_way(
     ``bound`` names the unfavourable bound's column (for the notes)."""
 
     def ok(x: pl.Expr) -> pl.Expr:
-        return x <= threshold if direction == "max" else x >= threshold
+        return _within(x, threshold, direction)
 
     zero_width = (high - low).abs() <= 1e-12
     unknown = _bad(estimate) | _bad(unfavourable) | _bad(favourable) | zero_width.fill_null(True)
@@ -143,30 +143,15 @@ def three_way(
     )
     interval = pl.format("interval [{}, {}]", _num(low), _num(high))
     on_bound = pl.lit(f"on the interval bound {bound}")
-    n_groups = groups.cast(pl.Float64)
-    distance = (estimate - threshold).abs()
-    half = pl.when(ok(estimate)).then(unfavourable - estimate).otherwise(estimate - favourable)
-    needed = (n_groups * (half.abs() / distance) ** 2).ceil()
-    floor = pl.when(ok(estimate)).then(pl.lit(min_groups, pl.Float64)).otherwise(0.0)
-    more = pl.max_horizontal(needed, floor, n_groups + 1) - n_groups
-    straddles = (
-        pl.when(distance <= 1e-12)
-        .then(
-            pl.format(
-                "{} straddles the threshold with the estimate on it: more groups are "
-                "unlikely to decide it",
-                interval,
-            )
-        )
-        .otherwise(
-            pl.format(
-                "{} straddles the threshold: about {} more groups would likely decide it ({})",
-                interval,
-                # NaN / inf where the branch is not taken: polars evaluates both sides
-                more.cast(pl.Int64, strict=False),
-                pl.lit(SCALING),
-            )
-        )
+    straddles = _straddles(
+        interval,
+        estimate=estimate,
+        unfavourable=unfavourable,
+        favourable=favourable,
+        threshold=threshold,
+        direction=direction,
+        groups=groups,
+        min_groups=min_groups,
     )
     note = (
         pl.when(_bad(estimate))
@@ -193,17 +178,66 @@ def three_way(
         .when(status == "pass")
         .then(on_bound if conservative else pl.lit(None, pl.String))
         .when(ok(unfavourable) & ~enough)
-        .then(
-            pl.format(
-                "{} groups, under min_groups={}: at least {} more groups for a pass",
-                groups.fill_null(0),
-                pl.lit(min_groups),
-                (pl.lit(min_groups) - groups.fill_null(0)),
-            )
-        )
+        .then(_too_few(groups, min_groups))
         .otherwise(straddles)
     )
     return status, note
+
+
+def _within(x: pl.Expr, threshold: pl.Expr, direction: str) -> pl.Expr:
+    """``x`` on the fair side of the threshold (at most a maximum, at least a minimum)."""
+    return x <= threshold if direction == "max" else x >= threshold
+
+
+def _straddles(
+    interval: pl.Expr,
+    *,
+    estimate: pl.Expr,
+    unfavourable: pl.Expr,
+    favourable: pl.Expr,
+    threshold: pl.Expr,
+    direction: str,
+    groups: pl.Expr,
+    min_groups: int,
+) -> pl.Expr:
+    """The note of an interval across the threshold: about how many more groups would likely
+    decide it (the interval's half-width scaled by 1/sqrt(groups))."""
+    n_groups = groups.cast(pl.Float64)
+    distance = (estimate - threshold).abs()
+    fair = _within(estimate, threshold, direction)
+    half = pl.when(fair).then(unfavourable - estimate).otherwise(estimate - favourable)
+    needed = (n_groups * (half.abs() / distance) ** 2).ceil()
+    floor = pl.when(fair).then(pl.lit(min_groups, pl.Float64)).otherwise(0.0)
+    more = pl.max_horizontal(needed, floor, n_groups + 1) - n_groups
+    return (
+        pl.when(distance <= 1e-12)
+        .then(
+            pl.format(
+                "{} straddles the threshold with the estimate on it: more groups are "
+                "unlikely to decide it",
+                interval,
+            )
+        )
+        .otherwise(
+            pl.format(
+                "{} straddles the threshold: about {} more groups would likely decide it ({})",
+                interval,
+                # NaN / inf where the branch is not taken: polars evaluates both sides
+                more.cast(pl.Int64, strict=False),
+                pl.lit(SCALING),
+            )
+        )
+    )
+
+
+def _too_few(groups: pl.Expr, min_groups: int) -> pl.Expr:
+    """The note of a slice within the threshold on too few groups to pass."""
+    return pl.format(
+        "{} groups, under min_groups={}: at least {} more groups for a pass",
+        groups.fill_null(0),
+        pl.lit(min_groups),
+        (pl.lit(min_groups) - groups.fill_null(0)),
+    )
 
 
 def unscored_note(columns: Sequence[str], errors_as: ErrorsAs) -> pl.Expr | None:
