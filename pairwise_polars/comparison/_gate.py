@@ -17,7 +17,7 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, GateError, OptionError
 from pairwise_polars.summary import GateResult
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
-from pairwise_polars.summary._gate_checks import slice_label
+from pairwise_polars.summary._gate_checks import CHECK_SCHEMA, slice_label
 from pairwise_polars.summary._paired import FIGURES, WORSE, one_sided
 from pairwise_polars.summary._student_t import t_quantile
 from pairwise_polars.summary._thresholds import check_threshold
@@ -25,18 +25,7 @@ from pairwise_polars.summary._thresholds import check_threshold
 REGRESSION_GATE = "max_regression"
 DEFAULT_MIN_GROUPS = 30
 _PRIMARY = ("excess_divergence", "mean_divergence")
-_CHECKS = pl.Schema(
-    {
-        "metric": pl.String,
-        "slice": pl.String,
-        "gate": pl.String,
-        "threshold": pl.Float64,
-        "observed": pl.Float64,
-        "passed": pl.Boolean,
-        "status": pl.String,
-        "note": pl.String,
-    }
-)
+_CHECKS = pl.Schema({**CHECK_SCHEMA, "status": pl.String})  # cast by name, order kept
 
 
 def gate_compare(
