@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.engine._completion import read_completion
-from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
+from pairwise_polars.engine._conventions import chat_body, chat_identity, with_extra
 from pairwise_polars.engine._endpoint import RunState
 from pairwise_polars.engine._wire import compact_chat, encode
 from pairwise_polars.judges._chat_judge import ChatJudge
@@ -66,16 +66,15 @@ class OpenAIJudge(ChatJudge):
         path: another server with a model of the same name answers differently), the model, its
         parameters, the reasoning switch and ``extra_body``. Never the key, a header or the
         URL's query."""
-        identity = {
-            "endpoint": self._endpoint_id(),
-            "model": self.model,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-            "reasoning": reasoning_for(self.model, self.reasoning),
-        }
-        if self.extra_body:
-            identity["extra_body"] = dict(self.extra_body)
+        identity = chat_identity(
+            self._endpoint_id(),
+            self.model,
+            self.reasoning,
+            self.extra_body,
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+        )
         if self.score_from != "answer":
             identity["score_from"] = self.score_from
         return identity
@@ -83,16 +82,7 @@ class OpenAIJudge(ChatJudge):
     def _body(
         self, chat: list[dict[str, str]], request: JudgeRequest, state: RunState
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": chat,
-            **sampling(
-                self.model,
-                self.reasoning,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-            ),
-        }
+        body = chat_body(self.model, chat, self.reasoning, self.temperature, self.max_tokens)
         if self.seed is not None:
             body["seed"] = self.seed
         if self.score_from == "logprobs":
