@@ -58,41 +58,32 @@ _EXAMPLES = 5
 _CLOSE = 0.8  # difflib ratio above which a role value reads as a typo of a known role
 
 
+class GroupOptions(ColumnNames, total=False):
+    """The keywords :func:`check_groups` takes beside the strategy (and :func:`form_pairs`,
+    with more), for the typing of their overloads."""
+
+    columns: Columns | None
+    reference: str
+    poles: Sequence[str]
+    control: str
+    storage_options: StorageOptions | None
+
+
 @overload
 def check_groups(
     data: pl.LazyFrame | PathLike | Sequence[PathLike],
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[GroupOptions],
 ) -> pl.LazyFrame: ...
 @overload
 def check_groups(
     data: pl.DataFrame | pa.Table | pd.DataFrame,
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[GroupOptions],
 ) -> pl.DataFrame: ...
 @overload
 def check_groups(
-    data: DataLike,
-    strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    data: DataLike, strategy: Strategy = ..., **options: Unpack[GroupOptions]
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def check_groups(
     data: DataLike,
