@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pairwise_polars._errors import DataSourceError
@@ -40,34 +41,27 @@ def whole(minimum: int, maximum: int | None = None) -> Any:
 
 def positive(text: str) -> float:
     """An argparse type: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
-    return value
+    return _number(text, lambda v: math.isfinite(v) and v > 0, "a number above 0")
 
 
 def non_negative(text: str) -> float:
     """An argparse type: a finite number of at least 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number of at least 0, got {text}")
-    return value
+    return _number(text, lambda v: math.isfinite(v) and v >= 0, "a number of at least 0")
 
 
 def share(text: str) -> float:
     """An argparse type: a number strictly between 0 and 1 (a confidence)."""
+    return _number(text, lambda v: 0 < v < 1, "between 0 and 1")
+
+
+def _number(text: str, fits: Callable[[float], bool], what: str) -> float:
+    """``text`` as a number that ``fits``, or the usage error that says it must be ``what``."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    if not fits(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
 
 

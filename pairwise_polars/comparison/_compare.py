@@ -27,23 +27,26 @@ DISPARITY_FIGURES = tuple(DISPARITY_MEASURES.values())
 """The disparities compared where both runs carry outcomes (or scored ``pairwise-favour``)."""
 CHANGES = ("worse", "better", "no evidence")
 """The values of a comparison's ``changed`` column."""
-COMPARISON_COLUMNS = (
-    "figure",
-    "before",
-    "after",
-    "delta",
-    "delta_low",
-    "delta_high",
-    "p_value",
-    "p_adjusted",
-    "changed",
-    "n_groups",
-    "n_matched",
-    "n_unmatched_before",
-    "n_unmatched_after",
-    "delta_se",
-    "delta_df",
-)
+_CASTS: dict[str, type[pl.Float64] | None] = {
+    "figure": None,
+    "before": pl.Float64,
+    "after": pl.Float64,
+    "delta": pl.Float64,
+    "delta_low": pl.Float64,
+    "delta_high": pl.Float64,
+    "p_value": pl.Float64,
+    "p_adjusted": pl.Float64,
+    "changed": None,
+    "n_groups": None,
+    "n_matched": None,
+    "n_unmatched_before": None,
+    "n_unmatched_after": None,
+    "delta_se": pl.Float64,
+    "delta_df": None,
+}
+"""Each column of a comparison after the metric and the slices, and the type it is cast to
+(None: as it is)."""
+COMPARISON_COLUMNS = tuple(_CASTS)
 """The columns of :func:`compare` after the metric and the slice columns."""
 
 
@@ -217,19 +220,8 @@ def _finish(
         "figure",
         *attribute,
         *[
-            pl.col(c).cast(pl.Float64) if c in _FLOATS else pl.col(c)
-            for c in COMPARISON_COLUMNS[1:]
+            pl.col(c) if cast is None else pl.col(c).cast(cast)
+            for c, cast in _CASTS.items()
+            if c != "figure"
         ],
     )
-
-
-_FLOATS = {
-    "before",
-    "after",
-    "delta",
-    "delta_low",
-    "delta_high",
-    "p_value",
-    "p_adjusted",
-    "delta_se",
-}

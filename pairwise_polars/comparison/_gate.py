@@ -17,6 +17,7 @@ import polars as pl
 from pairwise_polars._errors import ColumnError, GateError, OptionError
 from pairwise_polars.summary import GateResult
 from pairwise_polars.summary._adjust import Adjust, adjusted, check_adjust
+from pairwise_polars.summary._gate_checks import CHECK_SCHEMA, slice_label
 from pairwise_polars.summary._paired import FIGURES, WORSE, one_sided
 from pairwise_polars.summary._student_t import t_quantile
 from pairwise_polars.summary._thresholds import check_threshold
@@ -24,18 +25,7 @@ from pairwise_polars.summary._thresholds import check_threshold
 REGRESSION_GATE = "max_regression"
 DEFAULT_MIN_GROUPS = 30
 _PRIMARY = ("excess_divergence", "mean_divergence")
-_CHECKS = pl.Schema(
-    {
-        "metric": pl.String,
-        "slice": pl.String,
-        "gate": pl.String,
-        "threshold": pl.Float64,
-        "observed": pl.Float64,
-        "passed": pl.Boolean,
-        "status": pl.String,
-        "note": pl.String,
-    }
-)
+_CHECKS = pl.Schema({**CHECK_SCHEMA, "status": pl.String})  # cast by name, order kept
 
 
 def gate_compare(
@@ -142,7 +132,7 @@ def _checked_rows(
     comparison: pl.DataFrame, slices: list[str], figures: Sequence[str] | None
 ) -> pl.DataFrame:
     keys = ["metric", *slices]
-    label = _slice_label(slices).alias("slice")
+    label = slice_label(slices).alias("slice")
     if figures is not None:
         unknown = [f for f in figures if f not in FIGURES]
         if unknown:
@@ -230,16 +220,6 @@ def _note(familywise: Adjust, min_groups: int) -> pl.Expr:
 
 def _round(value: pl.Expr) -> pl.Expr:
     return value.round(4).cast(pl.String).fill_null("none")
-
-
-def _slice_label(slices: list[str]) -> pl.Expr:
-    if not slices:
-        return pl.lit("overall")
-    parts = []
-    for i, name in enumerate(slices):
-        value = pl.col(name).cast(pl.String).fill_null("null")
-        parts += [pl.lit(("" if i == 0 else ", ") + f"{name}="), value]
-    return pl.concat_str(parts)
 
 
 def with_regression(gates: GateResult, regression: GateResult) -> GateResult:

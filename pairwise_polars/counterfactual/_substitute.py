@@ -166,13 +166,7 @@ def _verbs(subs: pl.DataFrame) -> pl.DataFrame:
         + pl.when(skip).then(length).otherwise(0),
     )
     verbs = _map_distinct(verbs, ["verb", "following"], plural_verb, "new")
-    return verbs.filter(pl.col("new").is_not_null() & (pl.col("new") != pl.col("verb"))).select(
-        *VARIANT,
-        start=pl.col("start").cast(pl.Int64),
-        end=(pl.col("start") + pl.col("verb").str.len_chars()).cast(pl.Int64),
-        new="new",
-        extra=pl.lit(True),
-    )
+    return _changed(verbs, "verb")
 
 
 def _articles(subs: pl.DataFrame) -> pl.DataFrame:
@@ -185,18 +179,25 @@ def _articles(subs: pl.DataFrame) -> pl.DataFrame:
         start=pl.col("start") - pl.col("art_ws").str.len_chars() - pl.col("art").str.len_chars(),
     )
     arts = _map_distinct(arts, ["follow", "art"], _article, "new")
-    return arts.filter(pl.col("new").is_not_null() & (pl.col("new") != pl.col("art"))).select(
-        *VARIANT,
-        start=pl.col("start").cast(pl.Int64),
-        end=(pl.col("start") + pl.col("art").str.len_chars()).cast(pl.Int64),
-        new="new",
-        extra=pl.lit(True),
-    )
+    return _changed(arts, "art")
 
 
 def _article(follow: str | None, old: str) -> str | None:
     article = indefinite_article(follow) if follow else None
     return same_case(article, old) if article else None
+
+
+def _changed(words: pl.DataFrame, old: str) -> pl.DataFrame:
+    """The extra edits of ``words`` whose ``new`` differs from the word in column ``old``
+    (which starts at ``start``)."""
+    changed = pl.col("new").is_not_null() & (pl.col("new") != pl.col(old))
+    return words.filter(changed).select(
+        *VARIANT,
+        start=pl.col("start").cast(pl.Int64),
+        end=(pl.col("start") + pl.col(old).str.len_chars()).cast(pl.Int64),
+        new="new",
+        extra=pl.lit(True),
+    )
 
 
 def _map_distinct(

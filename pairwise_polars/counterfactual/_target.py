@@ -12,7 +12,12 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.engine._completion import read_completion
-from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
+from pairwise_polars.engine._conventions import (
+    chat_body,
+    chat_identity,
+    reasoning_for,
+    with_extra,
+)
 from pairwise_polars.engine._endpoint import ChatEndpoint, RunState, failure_row
 
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
@@ -110,18 +115,16 @@ class OpenAITarget(ChatEndpoint[TargetRequest]):
         """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
         path), the model and its parameters; never the key or a header. The system prompt is
         part of the messages, so it is in the key through them."""
-        identity: dict[str, Any] = {
-            "endpoint": self._endpoint_id(),
-            "model": self.model,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-            "reasoning": reasoning_for(self.model, self.reasoning),
-        }
-        if self.extra_body:
-            identity["extra_body"] = dict(self.extra_body)
-        return identity
+        return chat_identity(
+            self._endpoint_id(),
+            self.model,
+            self.reasoning,
+            self.extra_body,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+        )
 
     async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
@@ -135,16 +138,7 @@ class OpenAITarget(ChatEndpoint[TargetRequest]):
     def _body(
         self, chat: list[dict[str, str]], request: TargetRequest, state: RunState
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": chat,
-            **sampling(
-                self.model,
-                self.reasoning,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-            ),
-        }
+        body = chat_body(self.model, chat, self.reasoning, self.temperature, self.max_tokens)
         if self.top_p is not None:
             body["top_p"] = self.top_p
         if self.seed is not None:

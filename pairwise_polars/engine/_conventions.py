@@ -51,3 +51,35 @@ def with_extra(body: dict[str, Any], extra_body: Mapping[str, Any] | None) -> di
     if extra_body:
         body.update(extra_body)
     return body
+
+
+def chat_body(
+    model: str,
+    chat: list[dict[str, str]],
+    reasoning: bool | None,
+    temperature: float | None,
+    max_tokens: int,
+) -> dict[str, Any]:
+    """A chat-completion body's start: the model, the messages, then :func:`sampling`."""
+    return {
+        "model": model,
+        "messages": chat,
+        **sampling(model, reasoning, temperature=temperature, max_tokens=max_tokens),
+    }
+
+
+def chat_identity(
+    endpoint: str,
+    model: str,
+    reasoning: bool | None,
+    extra_body: Mapping[str, Any] | None,
+    **parameters: Any,
+) -> dict[str, Any]:
+    """What changes a chat model's answers (part of a cache key): the endpoint, the model, its
+    sampling ``parameters`` in the order given, the reasoning switch, and ``extra_body`` when
+    there is one."""
+    identity = {"endpoint": endpoint, "model": model, **parameters}
+    identity["reasoning"] = reasoning_for(model, reasoning)
+    if extra_body:
+        identity["extra_body"] = dict(extra_body)
+    return identity

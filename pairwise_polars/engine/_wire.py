@@ -37,23 +37,11 @@ NOT_JSON = "the reply is not JSON"
 KEEPALIVE_S = 5.0  # the SDK's (httpx's) keep-alive expiry
 
 try:  # the SDK's own HTTP library (httpx2 in openai 3.x, httpx before)
-    from httpx2 import (
-        AsyncBaseTransport,
-        Limits,
-        Response,
-        Timeout,
-        TransportError,
-        create_ssl_context,
-    )
+    import httpx2 as httpx
 except ImportError:  # pragma: no cover - older SDKs
-    from httpx import (  # type: ignore[no-redef]
-        AsyncBaseTransport,
-        Limits,
-        Response,
-        Timeout,
-        TransportError,
-        create_ssl_context,
-    )
+    import httpx  # type: ignore[no-redef]
+
+Timeout = httpx.Timeout
 
 
 class Transport(Protocol):
@@ -79,7 +67,7 @@ def wire_headers(headers: Mapping[str, str], timeout: float) -> dict[str, str]:
 def unsent_http_client() -> openai.DefaultAsyncHttpxClient:
     """An HTTP client for an SDK client that is only read (its headers), never used to send:
     its transport cannot send, so no connection pool, SSL context or HTTP library is set up."""
-    return openai.DefaultAsyncHttpxClient(transport=AsyncBaseTransport())
+    return openai.DefaultAsyncHttpxClient(transport=httpx.AsyncBaseTransport())
 
 
 def env_proxy(url: str) -> str | None:
@@ -125,7 +113,7 @@ def compact_chat(messages: str) -> str | None:
 @lru_cache(maxsize=8)
 def _ssl_context(_cert_file: str | None, _cert_dir: str | None) -> Any:
     # Loading the certificates measured ~30 ms: once per process (and certificate settings).
-    return create_ssl_context()
+    return httpx.create_ssl_context()
 
 
 def ssl_for(url: str, proxy: str | None) -> Any:
@@ -227,7 +215,7 @@ class SdkTransport:
     ) -> openai.DefaultAioHttpClient:
         # The aiohttp transport measured ~2x the default transport's throughput at high
         # concurrency; keep a connection alive per concurrent request.
-        limits = Limits(max_connections=limit, max_keepalive_connections=limit)
+        limits = httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
         return openai.DefaultAioHttpClient(
             limits=limits, timeout=Timeout(timeout, connect=connect_timeout)
         )
@@ -238,7 +226,7 @@ class SdkTransport:
             # (chat.completions.create) re-walks every message's type annotations per request.
             # Streamed: the body is read here, within max_response_bytes.
             streamed = await self._client.post(
-                "/chat/completions", body=body, cast_to=Response, stream=True
+                "/chat/completions", body=body, cast_to=httpx.Response, stream=True
             )
             try:
                 encoded = "content-encoding" in streamed.headers
@@ -254,7 +242,8 @@ class SdkTransport:
             failure = status_failure(
                 response.status_code, response.headers, response.content, self._secrets
             )
-        except (openai.APIConnectionError, TransportError) as exc:  # timeouts, dropped, refused
+        # timeouts, dropped and refused connections
+        except (openai.APIConnectionError, httpx.TransportError) as exc:
             failure = transport_failure(exc, self._timeout)
         except ValueError:  # a 2xx whose body is not JSON
             failure = status_failure(200, {}, NOT_JSON, self._secrets)

@@ -3,17 +3,13 @@ redaction, cache) speaking Anthropic's Messages API over the fast transport."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import aclosing
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
-import polars as pl
-
 from pairwise_polars._errors import OptionError
-from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._base_url import endpoint_id
-from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
+from pairwise_polars.engine._endpoint import RunState
 from pairwise_polars.engine._messages import (
     ANTHROPIC_API,
     KEY_ENV,
@@ -25,12 +21,12 @@ from pairwise_polars.engine._messages import (
     resolve_anthropic_url,
 )
 from pairwise_polars.engine._wire import Transport, WireTransport
-from pairwise_polars.judges._protocol import JudgeTraits
+from pairwise_polars.judges._chat_judge import ChatJudge
 from pairwise_polars.judges._verdict import JudgeRequest, score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
-class AnthropicJudge(ChatEndpoint[JudgeRequest]):
+class AnthropicJudge(ChatJudge):
     """An LLM judge over Anthropic's Messages API (``/v1/messages``).
 
     The key comes from ``api_key`` or ``ANTHROPIC_API_KEY`` and is sent as ``x-api-key`` with
@@ -76,10 +72,6 @@ class AnthropicJudge(ChatEndpoint[JudgeRequest]):
             )
 
     @property
-    def name(self) -> str:
-        return self.model
-
-    @property
     def identity(self) -> dict[str, Any]:
         """What changes answers: the Messages endpoint (scheme, host, port, path), the model
         and its parameters. Never the key, a header or the URL's query."""
@@ -92,19 +84,6 @@ class AnthropicJudge(ChatEndpoint[JudgeRequest]):
         if self.extra_body:
             identity["extra_body"] = dict(self.extra_body)
         return identity
-
-    @property
-    def traits(self) -> JudgeTraits:
-        return JudgeTraits(
-            kind="chat", identity=self.identity, max_concurrency=self.max_concurrency
-        )
-
-    async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
-        """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
-        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
-        async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
-            async for results in stream:
-                yield result_frame(results)
 
     # -- where and how ----------------------------------------------------------------------
     def _base_url(self) -> str:

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import aclosing
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Literal
 
-import polars as pl
-
 from pairwise_polars._errors import OptionError
-from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._completion import read_completion
-from pairwise_polars.engine._conventions import reasoning_for, sampling, with_extra
-from pairwise_polars.engine._endpoint import ChatEndpoint, RunState
+from pairwise_polars.engine._conventions import chat_body, chat_identity, with_extra
+from pairwise_polars.engine._endpoint import RunState
 from pairwise_polars.engine._wire import compact_chat, encode
+from pairwise_polars.judges._chat_judge import ChatJudge
 from pairwise_polars.judges._logprobs import TOP_LOGPROBS, expected_score, logprobs_of
-from pairwise_polars.judges._protocol import JudgeTraits
 from pairwise_polars.judges._verdict import JudgeRequest, score_schema, verdict_row
 
 
 @dataclass(frozen=True, repr=False)
-class OpenAIJudge(ChatEndpoint[JudgeRequest]):
+class OpenAIJudge(ChatJudge):
     """An LLM judge over any OpenAI-compatible chat endpoint (OpenAI, Azure, vLLM, Ollama, ...).
 
     Requests run ``max_concurrency`` at a time, within optional request/token rate limits,
@@ -65,55 +61,28 @@ class OpenAIJudge(ChatEndpoint[JudgeRequest]):
             )
 
     @property
-    def name(self) -> str:
-        return self.model
-
-    @property
     def identity(self) -> dict[str, Any]:
         """What changes answers, hence part of the cache key: the endpoint (scheme, host, port,
         path: another server with a model of the same name answers differently), the model, its
         parameters, the reasoning switch and ``extra_body``. Never the key, a header or the
         URL's query."""
-        identity = {
-            "endpoint": self._endpoint_id(),
-            "model": self.model,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-            "reasoning": reasoning_for(self.model, self.reasoning),
-        }
-        if self.extra_body:
-            identity["extra_body"] = dict(self.extra_body)
+        identity = chat_identity(
+            self._endpoint_id(),
+            self.model,
+            self.reasoning,
+            self.extra_body,
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+        )
         if self.score_from != "answer":
             identity["score_from"] = self.score_from
         return identity
 
-    @property
-    def traits(self) -> JudgeTraits:
-        return JudgeTraits(
-            kind="chat", identity=self.identity, max_concurrency=self.max_concurrency
-        )
-
-    async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
-        """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
-        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
-        async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
-            async for results in stream:
-                yield result_frame(results)
-
     def _body(
         self, chat: list[dict[str, str]], request: JudgeRequest, state: RunState
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": chat,
-            **sampling(
-                self.model,
-                self.reasoning,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-            ),
-        }
+        body = chat_body(self.model, chat, self.reasoning, self.temperature, self.max_tokens)
         if self.seed is not None:
             body["seed"] = self.seed
         if self.score_from == "logprobs":

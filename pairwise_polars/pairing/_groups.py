@@ -58,41 +58,32 @@ _EXAMPLES = 5
 _CLOSE = 0.8  # difflib ratio above which a role value reads as a typo of a known role
 
 
+class GroupOptions(ColumnNames, total=False):
+    """The keywords :func:`check_groups` takes beside the strategy (and :func:`form_pairs`,
+    with more), for the typing of their overloads."""
+
+    columns: Columns | None
+    reference: str
+    poles: Sequence[str]
+    control: str
+    storage_options: StorageOptions | None
+
+
 @overload
 def check_groups(
     data: pl.LazyFrame | PathLike | Sequence[PathLike],
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[GroupOptions],
 ) -> pl.LazyFrame: ...
 @overload
 def check_groups(
     data: pl.DataFrame | pa.Table | pd.DataFrame,
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[GroupOptions],
 ) -> pl.DataFrame: ...
 @overload
 def check_groups(
-    data: DataLike,
-    strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    data: DataLike, strategy: Strategy = ..., **options: Unpack[GroupOptions]
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def check_groups(
     data: DataLike,
@@ -204,19 +195,12 @@ def group_problems(
         .otherwise(pl.lit("roles seen: none (every role is null)"))
     )
     roles = r.drop_nulls().unique().sort().alias("roles")
+    # Per strategy: the rows whose ids must be there and unique, its own counts, rules and
+    # details; both strategies share the counts and rules of groups, roles and ids.
     if strategy == "group":
-        stats = frame.group_by(g).agg(
-            n_rows=pl.len(),
-            n_ref=(r == reference).sum(),
-            n_control=(r == control).sum(),
-            n_null_role=r.is_null().sum(),
-            n_ids=pl.col(id_col).n_unique(),
-            n_null_ids=pl.col(id_col).is_null().sum(),
-            roles=roles,
-        )
-        conditions = {
-            "null_group": pl.col(g).is_null(),
-            "null_role": keyed & (pl.col("n_null_role") > 0),
+        ids, id_rows = pl.col(id_col), pl.len()
+        counts = {"n_ref": (r == reference).sum()}
+        rules = {
             "no_reference": keyed & (pl.col("n_ref") == 0),
             "multiple_references": keyed & (pl.col("n_ref") > 1),
             "no_variants": keyed
@@ -226,8 +210,6 @@ def group_problems(
                 == 0
             ),
             "control_without_reference": keyed & (pl.col("n_control") > 0) & (pl.col("n_ref") == 0),
-            "null_id": keyed & (pl.col("n_null_ids") > 0),
-            "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_rows")),
         }
         details = {
             "no_reference": seen,
@@ -241,32 +223,18 @@ def group_problems(
     else:
         in_poles = r.is_in(list(poles))
         in_pairs = r.is_in([*poles, control])
+        ids, id_rows = pl.col(id_col).filter(in_pairs), in_pairs.sum()
         # Without a dimension column the group's dimension cannot disagree.
         n_dims = (
             pl.col(columns.dimension).filter(in_poles).n_unique()
             if has_dimension(frame.collect_schema(), columns)
             else pl.len().clip(upper_bound=1)
         )
-        stats = frame.group_by(g).agg(
-            n_rows=pl.len(),
-            n_a=(r == poles[0]).sum(),
-            n_b=(r == poles[1]).sum(),
-            n_control=(r == control).sum(),
-            n_null_role=r.is_null().sum(),
-            n_dims=n_dims,
-            n_ids=pl.col(id_col).filter(in_pairs).n_unique(),
-            n_null_ids=pl.col(id_col).filter(in_pairs).is_null().sum(),
-            n_pole_rows=in_pairs.sum(),
-            roles=roles,
-        )
-        conditions = {
-            "null_group": pl.col(g).is_null(),
-            "null_role": keyed & (pl.col("n_null_role") > 0),
+        counts = {"n_a": (r == poles[0]).sum(), "n_b": (r == poles[1]).sum(), "n_dims": n_dims}
+        rules = {
             "missing_pole": keyed & ((pl.col("n_a") == 0) | (pl.col("n_b") == 0)),
             "mixed_dimension": keyed & (pl.col("n_dims") > 1),
             "control_without_pole": keyed & (pl.col("n_control") > 0) & (pl.col("n_a") == 0),
-            "null_id": keyed & (pl.col("n_null_ids") > 0),
-            "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_pole_rows")),
         }
         details = {
             "missing_pole": seen,
@@ -277,6 +245,23 @@ def group_problems(
                 f"{poles[0]!r} row or drop the control rows"
             ),
         }
+    stats = frame.group_by(g).agg(
+        n_rows=pl.len(),
+        n_control=(r == control).sum(),
+        n_null_role=r.is_null().sum(),
+        n_ids=ids.n_unique(),
+        n_null_ids=ids.is_null().sum(),
+        n_id_rows=id_rows,
+        roles=roles,
+        **counts,
+    )
+    conditions = {
+        "null_group": pl.col(g).is_null(),
+        "null_role": keyed & (pl.col("n_null_role") > 0),
+        **rules,
+        "null_id": keyed & (pl.col("n_null_ids") > 0),
+        "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_id_rows")),
+    }
     parts = [
         stats.filter(cond).select(
             g,

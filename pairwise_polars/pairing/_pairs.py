@@ -29,6 +29,7 @@ from pairwise_polars.pairing._columns import (
 )
 from pairwise_polars.pairing._groups import (
     CONTROL_ROLE,
+    GroupOptions,
     Strategy,
     checked_rows,
     enforce,
@@ -53,47 +54,28 @@ SKIP_REASON = "skip_reason"
 judgeable."""
 
 
+class PairOptions(GroupOptions, total=False):
+    """The keywords :func:`form_pairs` takes beside the strategy, for its overloads' typing."""
+
+    on_invalid: OnInvalid
+    keys_only: bool
+
+
 @overload
 def form_pairs(
     data: pl.LazyFrame | PathLike | Sequence[PathLike],
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    on_invalid: OnInvalid = ...,
-    keys_only: bool = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[PairOptions],
 ) -> pl.LazyFrame: ...
 @overload
 def form_pairs(
     data: pl.DataFrame | pa.Table | pd.DataFrame,
     strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    on_invalid: OnInvalid = ...,
-    keys_only: bool = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    **options: Unpack[PairOptions],
 ) -> pl.DataFrame: ...
 @overload
 def form_pairs(
-    data: DataLike,
-    strategy: Strategy = ...,
-    *,
-    columns: Columns | None = ...,
-    reference: str = ...,
-    poles: Sequence[str] = ...,
-    control: str = ...,
-    on_invalid: OnInvalid = ...,
-    keys_only: bool = ...,
-    storage_options: StorageOptions | None = ...,
-    **names: Unpack[ColumnNames],
+    data: DataLike, strategy: Strategy = ..., **options: Unpack[PairOptions]
 ) -> pl.DataFrame | pl.LazyFrame: ...
 def form_pairs(
     data: DataLike,

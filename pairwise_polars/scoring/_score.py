@@ -23,6 +23,7 @@ from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._members import (
+    Members,
     combined_plan,
     judge_keyword,
     members_of,
@@ -185,16 +186,7 @@ async def ascore_pairs(
     [('pairwise-bias', 0.0)]
     """
     pairs = open_data(pairs, storage_options)
-    spec = resolve_spec(
-        spec,
-        metrics,
-        judge=judge_keyword(judge, spec),
-        both_orders=both_orders,
-        order=order,
-        audit=audit,
-    )
-    members = members_of(judge, repeats, spec.judge)
-    fanned = prepare_members(pairs, spec, members)
+    members, fanned = _fanned(pairs, spec, metrics, judge, repeats, both_orders, order, audit)
     prepared = fanned[0][0]
     checked = None
     if labels is not None:  # a bad label stops the run before anything is paid for
@@ -209,6 +201,30 @@ async def ascore_pairs(
 
 
 score_pairs = sync_twin(ascore_pairs, "score_pairs")
+
+
+def _fanned(
+    pairs: DataLike,
+    spec: ScoringSpec | None,
+    metrics: MetricsLike,
+    judge: JudgeLike,
+    repeats: int,
+    both_orders: bool,
+    order: Order,
+    audit: Audit | None,
+) -> tuple[Members, list[tuple[Prepared, int]]]:
+    """The members the keywords name and one prepared call each: the spec is ``spec``, or the
+    one the keywords say."""
+    spec = resolve_spec(
+        spec,
+        metrics,
+        judge=judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
+    )
+    members = members_of(judge, repeats, spec.judge)
+    return members, prepare_members(pairs, spec, members)
 
 
 async def _score_one(
@@ -317,16 +333,7 @@ def plan(
     (40, 0.134, 277)
     """
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
-    spec = resolve_spec(
-        spec,
-        metrics,
-        judge=judge_keyword(judge, spec),
-        both_orders=both_orders,
-        order=order,
-        audit=audit,
-    )
-    members = members_of(judge, repeats, spec.judge)
-    fanned = prepare_members(pair_frame, spec, members)
+    members, fanned = _fanned(pair_frame, spec, metrics, judge, repeats, both_orders, order, audit)
     prepared = fanned[0][0]
     cacheable = any(p.traits.cacheable for p, _ in fanned)
     with cache_session(cache, enabled=cacheable) as store:

@@ -39,7 +39,14 @@ from pairwise_polars.summary._ppi import (
     with_ppi,
 )
 from pairwise_polars.summary._stability_check import STABILITY
-from pairwise_polars.summary._sums import ERROR_KIND, SUM_COLUMNS, error_sums, group_sums
+from pairwise_polars.summary._sums import (
+    CONTROL_SUMS,
+    ERROR_KIND,
+    SCORED_SUMS,
+    SUM_COLUMNS,
+    error_sums,
+    group_sums,
+)
 from pairwise_polars.summary._thresholds import check_score_thresholds
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -305,21 +312,12 @@ def combine(
         .agg(
             pl.col("n_pairs", "n_scored", "n_errors").sum(),
             (n_scored > 0).sum().cast(pl.Int64).alias("n_groups"),
-            pl.col(
-                "n_equivalent",
-                "n_divergent",
-                "score_sum",
-                "score_sq_sum",
-                "n_out_of_range",
-                "n_both_orders",
-                "position_gap_sum",
-                "n_position_flips",
-            ).sum(),
+            pl.col(*SCORED_SUMS).sum(),
             *residual_sums("n_equivalent", "n_scored", "equivalence_rate"),
             *residual_sums("n_divergent", "n_scored", "divergence_rate"),
             *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
             *design_sums("n_scored"),
-            pl.col("n_control", "n_control_scored", "n_control_errors", "control_score_sum").sum(),
+            pl.col(*CONTROL_SUMS).sum(),
             *excess_sums(),
             *(ppi_sums() if labelled else []),
         )

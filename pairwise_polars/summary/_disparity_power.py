@@ -28,9 +28,7 @@ from pairwise_polars.summary._disparity_sums import (
 from pairwise_polars.summary._power import (
     DEFAULT_POWER,
     SlicePower,
-    detectable,
-    groups_needed,
-    power_at,
+    detection,
 )
 from pairwise_polars.summary._sums import PAIR_KIND
 
@@ -153,8 +151,6 @@ def _row(
     power: float,
 ) -> SlicePower:
     groups = int(shape["groups"])
-    se = math.sqrt(variance / groups)
-    usable = groups > 1
     return SlicePower(
         metric=DISPARITIES,
         slice=", ".join(f"{k}={shape[k]}" for k in keys),
@@ -165,18 +161,5 @@ def _row(
         icc=0.0,  # a disparity's spread is its groups' own: no correlation to state
         sd=round(math.sqrt(variance), 4),
         source="pilot",
-        min_detectable_effect=(
-            detectable(se, groups - 1, confidence=confidence, power=power) if usable else None
-        ),
-        detect=detect,
-        power=(
-            power_at(detect, se, groups - 1, confidence=confidence)
-            if usable and detect is not None
-            else None
-        ),
-        groups_needed=(
-            groups_needed(detect, variance, confidence=confidence, power=power)
-            if detect is not None
-            else None
-        ),
+        **detection(variance, groups, detect, confidence=confidence, power=power),
     )

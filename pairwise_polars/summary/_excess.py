@@ -37,11 +37,10 @@ from pairwise_polars.summary._intervals import (
     satterthwaite_df,
     t_quantiles,
 )
+from pairwise_polars.summary._sums import CONTROL_SUMS
 
 EXCESS = "excess_divergence"
 CONTROL_MEAN = "control_mean_divergence"
-CONTROL_SUMS = ("n_control", "n_control_scored", "n_control_errors", "control_score_sum")
-"""The per-group sums of control pairs (see :func:`~pairwise_polars.summary._sums.group_sums`)."""
 
 
 def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> pl.LazyFrame:

@@ -87,6 +87,36 @@ def check_statuses(checks: pl.DataFrame) -> pl.Series:
     return checks.select(pl.coalesce(said, own).alias("status"))["status"]
 
 
+_GATE_REASONS = (
+    (ERROR_GATE, f"judgements failed beyond {ERROR_GATE}"),
+    (AGREEMENT_GATE, f"the judge agrees with the human labels below {AGREEMENT_GATE}"),
+    (JUDGE_GATE, f"the judge reacts to the attribute beyond {JUDGE_GATE}"),
+    (PANEL_GATE, f"the panel's judges agree below {PANEL_GATE}"),
+    (STABILITY, "the verdict does not hold on resampled repeats (verdict_stability)"),
+)
+"""Why a check of one of these gates could not be decided, in the verdict's order."""
+_NOTE_REASONS = (
+    ("^no scored pairs", "a slice has no scored pair"),
+    ("control pairs", "a slice has no scored control pairs (no noise floor)"),
+    ("measured in this slice|no decision in any", "an outcome was not measured in a slice"),
+)
+"""Why a fairness check could not be decided, by what its note says (a pattern), in order."""
+_NOTE_EVIDENCE = (
+    ("one group", "a slice has only one group (no interval bound)"),
+    ("honest interval", "a slice is too small or shows no spread for an interval"),
+    ("under min_groups", "a slice has fewer groups than min_groups"),
+    ("straddles the threshold", "an interval straddles its threshold"),
+    ("zero-width", "an interval has zero width (no spread to measure)"),
+    ("not over the family", "a failure does not survive the familywise correction"),
+)
+"""Evidence too thin to decide, by what a note says (a pattern), in the verdict's order."""
+
+
+def _said(notes: pl.Series, table: tuple[tuple[str, str], ...]) -> list[str]:
+    """The sentence of each (pattern, sentence) of ``table`` that some note matches."""
+    return [sentence for pattern, sentence in table if notes.str.contains(pattern).any()]
+
+
 @dataclass(frozen=True)
 class GateResult:
     """The verdict of :func:`gate`: ``passed`` and one ``checks`` row per (metric, slice, gate).
@@ -134,43 +164,15 @@ class GateResult:
         undecided = self.checks.filter(check_statuses(self.checks) == "inconclusive")
         gates = set(undecided["gate"].to_list())
         notes = undecided["note"].drop_nulls()
-        reasons = []
-        if ERROR_GATE in gates:
-            reasons.append(f"judgements failed beyond {ERROR_GATE}")
-        if AGREEMENT_GATE in gates:
-            reasons.append(f"the judge agrees with the human labels below {AGREEMENT_GATE}")
-        if JUDGE_GATE in gates:
-            reasons.append(f"the judge reacts to the attribute beyond {JUDGE_GATE}")
-        if PANEL_GATE in gates:
-            reasons.append(f"the panel's judges agree below {PANEL_GATE}")
-        if STABILITY in gates:
-            reasons.append("the verdict does not hold on resampled repeats (verdict_stability)")
+        reasons = [reason for gate, reason in _GATE_REASONS if gate in gates]
         if EMPTY_CHECK in gates:
             reasons.append("nothing was scored")
         elif not reasons:
-            unknown = notes
-            if unknown.str.starts_with("no scored pairs").any():
-                reasons.append("a slice has no scored pair")
-            if unknown.str.contains("control pairs").any():
-                reasons.append("a slice has no scored control pairs (no noise floor)")
-            if unknown.str.contains("measured in this slice|no decision in any").any():
-                reasons.append("an outcome was not measured in a slice")
+            reasons += _said(notes, _NOTE_REASONS)
             if (undecided["gate"] == REQUIRED_CHECK).any():
                 reasons.append("a required dimension is missing from the data")
         fixes = ["fix the judge or the data and rerun"] if reasons else []
-        evidence = []
-        if notes.str.contains("one group").any():
-            evidence.append("a slice has only one group (no interval bound)")
-        if notes.str.contains("honest interval").any():
-            evidence.append("a slice is too small or shows no spread for an interval")
-        if notes.str.contains("under min_groups").any():
-            evidence.append("a slice has fewer groups than min_groups")
-        if notes.str.contains("straddles the threshold").any():
-            evidence.append("an interval straddles its threshold")
-        if notes.str.contains("zero-width").any():
-            evidence.append("an interval has zero width (no spread to measure)")
-        if notes.str.contains("not over the family").any():
-            evidence.append("a failure does not survive the familywise correction")
+        evidence = _said(notes, _NOTE_EVIDENCE)
         if undecided.filter(
             pl.col("gate").is_in(DISPARITY_GATES) & pl.col("observed").is_not_null()
         ).height:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import polars as pl
 
@@ -167,8 +168,6 @@ def _row(
 ) -> SlicePower:
     groups, n, q = int(shape["groups"]), float(shape["n"]), float(shape["q"])
     variance = spread.group_variance(n, q)
-    se = math.sqrt(variance / groups)
-    usable = groups > 1
     label = ", ".join(f"{s}={v}" for s, v in zip(slices, values, strict=True)) or "overall"
     return SlicePower(
         metric=metric,
@@ -180,6 +179,27 @@ def _row(
         icc=round(spread.icc, 4),
         sd=round(spread.sd, 4),
         source=spread.source,
+        **detection(variance, groups, detect, confidence=confidence, power=power),
+    )
+
+
+class Detection(TypedDict):
+    """The detection figures of a :class:`SlicePower`."""
+
+    min_detectable_effect: float | None
+    detect: float | None
+    power: float | None
+    groups_needed: int | None
+
+
+def detection(
+    variance: float, groups: int, detect: float | None, *, confidence: float, power: float
+) -> Detection:
+    """What ``groups`` groups whose own figure has ``variance`` detect: the minimum detectable
+    effect (none from one group), and for ``detect`` the chance and the groups needed."""
+    se = math.sqrt(variance / groups)
+    usable = groups > 1
+    return Detection(
         min_detectable_effect=(
             detectable(se, groups - 1, confidence=confidence, power=power) if usable else None
         ),

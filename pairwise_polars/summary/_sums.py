@@ -16,10 +16,7 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 
-SUM_COLUMNS = (
-    "n_pairs",
-    "n_scored",
-    "n_errors",
+SCORED_SUMS = (
     "n_equivalent",
     "n_divergent",
     "score_sum",
@@ -28,11 +25,11 @@ SUM_COLUMNS = (
     "n_both_orders",
     "position_gap_sum",
     "n_position_flips",
-    "n_control",
-    "n_control_scored",
-    "n_control_errors",
-    "control_score_sum",
 )
+"""The per-group sums of the counterfactual pairs' scores and orders (see :func:`group_sums`)."""
+CONTROL_SUMS = ("n_control", "n_control_scored", "n_control_errors", "control_score_sum")
+"""The per-group sums of control pairs (see :func:`group_sums`)."""
+SUM_COLUMNS = ("n_pairs", "n_scored", "n_errors", *SCORED_SUMS, *CONTROL_SUMS)
 """The columns of :func:`group_sums` besides the keys; each one adds up across blocks."""
 ERROR_KIND = "error_kind"
 PAIR_KIND = "pair_kind"

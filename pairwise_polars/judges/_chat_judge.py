@@ -1,0 +1,44 @@
+"""What a judge over the chat engine is besides its wire format: its name, its traits, and
+``judge`` streaming the engine's results (:class:`OpenAIJudge`, :class:`AnthropicJudge`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+import polars as pl
+
+from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._endpoint import ChatEndpoint
+from pairwise_polars.judges._protocol import JudgeTraits
+from pairwise_polars.judges._verdict import JudgeRequest
+
+
+class ChatJudge(ChatEndpoint[JudgeRequest]):
+    """A judge called one request at a time through the chat engine. A subclass is a frozen
+    dataclass with a ``structured_output`` field, and says its body, reply and identity."""
+
+    structured_output: bool
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What changes answers, hence part of the cache key (the subclass's)."""
+        raise NotImplementedError
+
+    @property
+    def traits(self) -> JudgeTraits:
+        return JudgeTraits(
+            kind="chat", identity=self.identity, max_concurrency=self.max_concurrency
+        )
+
+    async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
+        """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
+        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
+        async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
+            async for results in stream:
+                yield result_frame(results)
