@@ -17,8 +17,12 @@ the smaller of Bell and McCaffrey's degrees of freedom for that contrast (from t
 only: the eigenvalues of ``G'G`` are those of ``diag(d) - x x' - y y'``) and Satterthwaite's
 from the data, clipped to ``[-1, 1]``. When either side shows no spread between groups (every
 control scored 0, say) a linearised variance has nothing to estimate: the bounds are MOVER's
-(Zou and Donner), combining the mean's Wilson interval and the control mean's, computed the
-same way (see :mod:`pairwise_polars.summary._intervals`). Everything is a function of the
+(Zou and Donner), combining one interval per side: a side with spread keeps its own CR2 t
+interval (its mean's CR2 variance, the smaller of Bell-McCaffrey's and Satterthwaite's degrees
+of freedom for that mean, clipped to ``[0, 1]``: what the side contributes to the interval
+above), a side without spread gets the rates' worst-case bounds, Jeffreys' on ``N^2 / sum
+n_g^2`` trials, or Clopper-Pearson's when every group has 1 pair (see
+:mod:`pairwise_polars.summary._intervals`). Everything is a function of the
 per-group sums, so a merged block of sums gives the same interval. With no scored control pair
 (or no counterfactual one) the figures are null; with one group, or one group holding every
 pair of a side, the bounds are null (inconclusive). ``benchmarks/bench_coverage.py`` simulates
@@ -32,8 +36,11 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.summary._intervals import (
+    DESIGN_DF,
     MEAN,
     NO_SPREAD,
+    SIZE_SQ,
+    beta_bounds,
     satterthwaite_df,
     t_quantiles,
 )
@@ -155,21 +162,30 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     excess = pl.when((scored > 0) & (controls > 0)).then(m - k)
     half = q * pl.col("__excess_u2").sqrt()
     # A side without spread between groups has no variance to linearise: MOVER (Zou and
-    # Donner) combines each side's own Wilson interval, which has a worst-case width there.
+    # Donner) combines that side's worst-case bounds with the other side's own CR2-t interval.
     control_variance = pl.col("__control_u2") / (big_q * big_q)
-    binomial = k * (1 - k)
-    control_spread = control_variance > NO_SPREAD * binomial / big_q
-    n_eff = (
-        pl.when(control_spread)
-        .then(binomial / pl.max_horizontal(control_variance, binomial / big_q))
-        .otherwise(big_q * big_q / pl.col("__control_n_sq"))
-    )
-    k_low, k_high = _wilson(k, n_eff, q_control)
+    control_spread = control_variance > NO_SPREAD * k * (1 - k) / big_q
     cf_spread = pl.col(f"{MEAN}_u2") > NO_SPREAD * (m * (1 - m)) * scored
-    m_low, m_high = pl.col(f"{MEAN}_low"), pl.col(f"{MEAN}_high")
+    mover = ~(cf_spread & control_spread)
+    frame = frame.with_columns(
+        pl.min_horizontal(
+            pl.col(DESIGN_DF),
+            satterthwaite_df(pl.col(f"{MEAN}_u2"), pl.col(f"{MEAN}_u4"), pl.col("n_groups")),
+        ).alias("__excess_mean_df"),
+        *_worst_case_sums(m, scored.cast(pl.Float64), pl.col(SIZE_SQ), ~cf_spread, "__excess_m"),
+        *_worst_case_sums(k, big_q, pl.col("__control_n_sq"), ~control_spread, "__excess_k"),
+    )
+    q_mean = t_quantiles(frame, "__excess_mean_df", p)
+    m_flat_low, m_flat_high = _worst_case_bounds(frame, "__excess_m", confidence)
+    k_flat_low, k_flat_high = _worst_case_bounds(frame, "__excess_k", confidence)
+    m_half = q_mean * (pl.col(f"{MEAN}_u2").sqrt() / scored)
+    k_half = q_control * control_variance.sqrt()
+    m_low = pl.when(cf_spread).then((m - m_half).clip(0.0, 1.0)).otherwise(m_flat_low)
+    m_high = pl.when(cf_spread).then((m + m_half).clip(0.0, 1.0)).otherwise(m_flat_high)
+    k_low = pl.when(control_spread).then((k - k_half).clip(0.0, 1.0)).otherwise(k_flat_low)
+    k_high = pl.when(control_spread).then((k + k_half).clip(0.0, 1.0)).otherwise(k_flat_high)
     mover_low = excess - ((m - m_low) ** 2 + (k_high - k) ** 2).sqrt()
     mover_high = excess + ((m_high - m) ** 2 + (k - k_low) ** 2).sqrt()
-    mover = ~(cf_spread & control_spread)
     low = pl.when(mover).then(mover_low).otherwise(excess - half)
     high = pl.when(mover).then(mover_high).otherwise(excess + half)
     # One group holding every pair of a side leaves that side's spread unknown: no interval.
@@ -183,8 +199,29 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     ).drop(c for c in frame.columns if c.startswith(("__excess", "__control")))
 
 
-def _wilson(m: pl.Expr, n_eff: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    denominator = 1 + q * q / n_eff
-    centre = (m + q * q / (2 * n_eff)) / denominator
-    half = q * (m * (1 - m) / n_eff + q * q / (4 * n_eff * n_eff)).sqrt() / denominator
-    return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)
+def _worst_case_sums(
+    mean: pl.Expr, count: pl.Expr, size_sq: pl.Expr, flat: pl.Expr, name: str
+) -> list[pl.Expr]:
+    """Where a side is ``flat`` (no spread between groups): its worst-case effective n
+    ``N^2 / sum n_g^2`` (``{name}_n``), its events ``m n`` (``{name}_x``) and whether some
+    group has more than 1 pair (``{name}_j``); null elsewhere."""
+    worst = pl.when(flat & (count > 0)).then(count * count / size_sq)
+    return [
+        worst.alias(f"{name}_n"),
+        (mean * worst).alias(f"{name}_x"),
+        (size_sq > count).alias(f"{name}_j"),
+    ]
+
+
+def _worst_case_bounds(
+    frame: pl.DataFrame, name: str, confidence: float
+) -> tuple[pl.Expr, pl.Expr]:
+    """The rates' bounds on a side's worst case (see :func:`_worst_case_sums`): Jeffreys where
+    some group has more than 1 pair, Clopper-Pearson with 1 pair per group; null where the
+    side has no pair."""
+    usable = frame[f"{name}_n"].fill_nan(None)
+    # A mean a hair above 0 (scores of 1e-300) is 0: the beta quantiles need x = 0 or x > 0.
+    events = pl.col(f"{name}_x").fill_nan(None)
+    x = frame.select(pl.when(events < 1e-9).then(0.0).otherwise(events)).to_series()
+    low, high = beta_bounds(x, usable, frame[f"{name}_j"], confidence, name)
+    return pl.lit(low), pl.lit(high)

@@ -146,33 +146,45 @@ def excess_interval(
         return (sum(values) - mean * len(values)) / total / math.sqrt(1 - len(values) / total)
 
     u = [scaled(cf.get(g, []), m, big_n) - scaled(ctrl.get(g, []), k, big_q) for g in groups]
-    cf_mean = clustered_wilson(cf, confidence, rate=False)
     ctrl_groups = [v for v in ctrl.values() if v]
     ctrl_u = [(sum(v) - k * len(v)) / math.sqrt(1 - len(v) / big_q) for v in ctrl_groups]
     ctrl_variance = sum(x * x for x in ctrl_u) / big_q**2
-    cf_u = [(sum(v) - m * len(v)) / math.sqrt(1 - len(v) / big_n) for v in cf.values() if v]
+    cf_groups = [v for v in cf.values() if v]
+    cf_u = [(sum(v) - m * len(v)) / math.sqrt(1 - len(v) / big_n) for v in cf_groups]
     cf_spread = sum(x * x for x in cf_u) > 1e-12 * m * (1 - m) * big_n
     ctrl_spread = ctrl_variance > 1e-12 * k * (1 - k) / big_q
     if cf_spread and ctrl_spread:
         half = quantile(p, min(bm, satterthwaite(u))) * math.sqrt(variance)
         low, high = excess - half, excess + half
     else:
-        if cf_mean is None:
-            return k, excess, None, None
-        sizes = [len(v) for v in ctrl_groups]
-        if ctrl_spread:
-            n_eff = k * (1 - k) / max(ctrl_variance, k * (1 - k) / big_q)
-        else:
-            n_eff = big_q**2 / sum(s * s for s in sizes)
-        ctrl_n = np.array(sizes, float)
-        _, ctrl_bm = cr2(
-            np.ones((int(ctrl_n.sum()), 1)),
-            np.array([x for v in ctrl_groups for x in v]),
-            np.repeat(np.arange(len(sizes)), sizes),
-            np.ones(1),
-        )
-        k_low, k_high = wilson(k, n_eff, quantile(p, min(ctrl_bm, satterthwaite(ctrl_u))))
-        m_low, m_high = cf_mean
+        # MOVER: each side's own CR2-t interval where it has spread, the rates' worst-case
+        # bounds (Jeffreys, or Clopper-Pearson with 1 pair per group) where it has none
+        m_low, m_high = side_interval(cf_groups, m, p, spread=cf_spread)
+        k_low, k_high = side_interval(ctrl_groups, k, p, spread=ctrl_spread)
         low = excess - math.sqrt((m - m_low) ** 2 + (k_high - k) ** 2)
         high = excess + math.sqrt((m_high - m) ** 2 + (k - k_low) ** 2)
     return k, excess, max(low, -1.0), min(high, 1.0)
+
+
+def side_interval(
+    groups: list[list[float]], mean: float, p: float, *, spread: bool
+) -> tuple[float, float]:
+    """One side's interval inside the excess's MOVER bounds: with spread between groups, the
+    CR2 Wald interval of its mean on the smaller of Bell-McCaffrey's degrees of freedom (from
+    the matrices) and Satterthwaite's; without, Jeffreys on the worst-case effective n
+    ``N^2 / sum n_g^2`` (Clopper-Pearson when every group has 1 pair); clipped to [0, 1]."""
+    sizes = [len(v) for v in groups]
+    total = sum(sizes)
+    if spread:
+        y = np.array([x for v in groups for x in v], dtype=float)
+        cluster = np.repeat(np.arange(len(groups)), sizes)
+        variance, bm = cr2(np.ones((total, 1)), y, cluster, np.ones(1))
+        u = [(sum(v) - mean * len(v)) / math.sqrt(1 - len(v) / total) for v in groups]
+        half = quantile(p, min(bm, satterthwaite(u))) * math.sqrt(variance)
+        return max(mean - half, 0.0), min(mean + half, 1.0)
+    n = total * total / sum(s * s for s in sizes)
+    x = mean * n if mean * n >= 1e-9 else 0.0
+    h = 0.5 if max(sizes) > 1 else 0.0  # Jeffreys, or Clopper-Pearson with 1 pair per group
+    low = float(beta_quantile(1 - p, x + h, n - x + 1 - h)) if x > 0 else 0.0
+    high = float(beta_quantile(p, x + 1 - h, n - x + h)) if x < n else 1.0
+    return low, high

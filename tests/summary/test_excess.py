@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import pairwise_polars as pp
+from pairwise_polars.summary._beta import beta_quantile
+from pairwise_polars.summary._student_t import t_quantile
 from tests.summary.cluster_long_way import excess_interval
 
 NEW = (
@@ -120,6 +122,40 @@ def test_excess_matches_the_documented_interval(cf_rows, ctrl_rows, confidence) 
         return
     assert math.isclose(got["excess_divergence_low"], low, abs_tol=1e-9)
     assert math.isclose(got["excess_divergence_high"], high, abs_tol=1e-9)
+
+
+def test_controls_without_spread_give_mover_bounds_of_the_counterfactual_cr2_t_and_jeffreys():
+    # 6 groups of 2 counterfactual and 2 control pairs, every control scored 0: MOVER from
+    # the counterfactual mean's CR2 t interval and the controls' Jeffreys bounds on their
+    # worst-case effective n (12^2 / (6 * 2^2) = 6 trials, 0 events), computed here by hand.
+    cf = [[0.25, 0.5], [0.0, 0.25], [0.5, 0.75], [0.0, 0.0], [0.25, 0.25], [1.0, 0.5]]
+    data = pl.DataFrame(
+        {
+            "metric": "m",
+            "group_id": [g for g in range(6) for _ in range(4)],
+            "pair_kind": ["counterfactual", "counterfactual", "control", "control"] * 6,
+            "score": [s for scores in cf for s in (*scores, 0.0, 0.0)],
+        }
+    )
+    got = pp.aggregate(data, ()).row(0, named=True)
+    m = sum(map(sum, cf)) / 12
+    r = [sum(v) - 2 * m for v in cf]
+    u2 = [x * x / (1 - 2 / 12) for x in r]  # CR2: leverage 2 / 12 in every group
+    a, b = sum(u2), sum(x * x for x in u2)
+    df = min(5.0, max(1.0, 2 * a * a / (b - a * a / 6)))  # Bell-McCaffrey 5, Satterthwaite
+    half = t_quantile(0.975, math.floor(df * 100 + 1e-6) / 100) * math.sqrt(a) / 12
+    k_high = float(beta_quantile(0.975, 0.5, 6.5))  # Jeffreys, 0 of 6
+    assert got["control_mean_divergence"] == 0.0
+    assert math.isclose(got["excess_divergence"], m, abs_tol=1e-12)
+    assert math.isclose(got["excess_divergence_high"], m + half, abs_tol=1e-9)
+    low = m - math.sqrt(half * half + k_high * k_high)
+    assert math.isclose(got["excess_divergence_low"], low, abs_tol=1e-9)
+    # with 1 control pair per group (every control 0): Clopper-Pearson on 6 trials instead
+    one = data.filter(~pl.int_range(pl.len()).mod(4).eq(3))
+    got = pp.aggregate(one, ()).row(0, named=True)
+    k_high = 1 - 0.025 ** (1 / 6)  # Clopper-Pearson, 0 of 6
+    low = m - math.sqrt(half * half + k_high * k_high)
+    assert math.isclose(got["excess_divergence_low"], low, abs_tol=1e-9)
 
 
 def test_excess_is_negative_when_controls_diverge_more_and_null_without_controls() -> None:
