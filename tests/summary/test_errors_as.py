@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pairwise_polars as pp
@@ -35,6 +35,7 @@ def frame_of(scores: list[float | None]) -> pl.DataFrame:
     scores=st.lists(st.sampled_from(RUBRIC), min_size=6, max_size=40),
     lost=st.lists(st.integers(0, 10_000), min_size=1, max_size=6),
 )
+@example(scores=[0.0] * 6, lost=[0, 1, 2, 75, 196, 269])  # every judgement failed
 def test_a_failed_judgement_moves_the_figure_and_its_bounds_by_its_count(
     scores: list[float], lost: list[int]
 ) -> None:
@@ -45,6 +46,11 @@ def test_a_failed_judgement_moves_the_figure_and_its_bounds_by_its_count(
     n, k = row["n_pairs"], len(failed)
     scored = n - k
     assert row["n_scored"] == scored
+    if scored == 0:  # every judgement failed: nothing is known, and nothing passes
+        assert row["divergence_rate"] is None
+        verdict = pp.gate(summary, max_divergence_rate=0.5, max_error_rate=None, min_groups=1)
+        assert not verdict.passed and verdict.status == "inconclusive"
+        return
 
     # The point: the same as re-scoring every failed pair at its worst (1: divergent, not
     # equivalent), or at its best (0) for the bound that could fail.
