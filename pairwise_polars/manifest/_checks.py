@@ -133,6 +133,23 @@ class Checker:
         self.add(line, path, f"expected {kind}{bounds}, got {describe(value)}")
         return None
 
+    def choice(
+        self,
+        value: Any,
+        line: int,
+        path: str,
+        choices: tuple[str, ...],
+        expected: str,
+        why: str = "",
+    ) -> bool:
+        """Whether ``value`` is one of ``choices``; else a problem ``expected <expected>, got
+        ...`` with a did-you-mean and ``why`` after it."""
+        if value in choices:
+            return True
+        hint = suggest(str(value), choices) if isinstance(value, str) else ""
+        self.add(line, path, f"expected {expected}, got {describe(value)}{hint}{why}")
+        return False
+
     def strings(
         self, value: Any, line: int, path: str, *, allow_empty: bool = False
     ) -> list[str] | None:

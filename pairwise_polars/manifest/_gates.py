@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join, suggest
 from pairwise_polars.manifest._model import GateSpec, Threshold
 from pairwise_polars.manifest._yaml import Mapping
 from pairwise_polars.summary import (
@@ -84,16 +84,11 @@ def _reading(check: Checker, found: Mapping, path: str) -> dict[str, Any]:
             out["min_groups"] = int(got)
     if "errors_as" in found:
         got, where = at(found, "errors_as")
-        if got in ERRORS_AS:
+        why = (
+            " (worst: a failed judgement counts as divergent for a pass, as equivalent for a fail)"
+        )
+        if check.choice(got, where, join(path, "errors_as"), ERRORS_AS, "worst or ignore", why):
             out["errors_as"] = got
-        else:
-            hint = suggest(str(got), list(ERRORS_AS)) if isinstance(got, str) else ""
-            check.add(
-                where,
-                join(path, "errors_as"),
-                f"expected worst or ignore, got {describe(got)}{hint} (worst: a failed "
-                "judgement counts as divergent for a pass, as equivalent for a fail)",
-            )
     if "require" in found:
         got = check.strings(*at(found, "require"), join(path, "require"))
         if got is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join
 from pairwise_polars.manifest._yaml import Mapping
 from pairwise_polars.pairing._columns import Columns
 
@@ -14,17 +14,9 @@ def check_strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
     spec: dict[str, Any] = {}
     strategy, line = at(block, "strategy")
     if "strategy" in block:
-        if strategy not in ("group", "contrastive"):
-            hint = (
-                suggest(str(strategy), ("group", "contrastive"))
-                if isinstance(strategy, str)
-                else ""
-            )
-            check.add(
-                line,
-                join(path, "strategy"),
-                f"expected group or contrastive, got {describe(strategy)}{hint}",
-            )
+        strategies = ("group", "contrastive")
+        expected = "group or contrastive"
+        if not check.choice(strategy, line, join(path, "strategy"), strategies, expected):
             strategy = None
         spec["strategy"] = strategy
     else:
