@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from pairwise_polars.manifest._model import Problem
@@ -132,6 +134,41 @@ class Checker:
             bounds = ""
         self.add(line, path, f"expected {kind}{bounds}, got {describe(value)}")
         return None
+
+    def choice(
+        self,
+        value: Any,
+        line: int,
+        path: str,
+        choices: tuple[str, ...],
+        expected: str,
+        why: str = "",
+    ) -> bool:
+        """Whether ``value`` is one of ``choices``; else a problem ``expected <expected>, got
+        ...`` with a did-you-mean and ``why`` after it."""
+        if value in choices:
+            return True
+        hint = suggest(str(value), choices) if isinstance(value, str) else ""
+        self.add(line, path, f"expected {expected}, got {describe(value)}{hint}{why}")
+        return False
+
+    def relative_path(
+        self,
+        base: str,
+        name: str,
+        line: int,
+        path: str,
+        problem: Callable[[str], str],
+        *,
+        folder: bool = False,
+    ) -> tuple[str, bool]:
+        """``name`` joined to the manifest's folder ``base``, and whether it is there: a file
+        (with ``folder``, a folder too); else ``problem`` of the full path is recorded."""
+        full = os.path.join(base, name)
+        there = Path(full).exists() if folder else Path(full).is_file()
+        if not there:
+            self.add(line, path, problem(full))
+        return full, there
 
     def strings(
         self, value: Any, line: int, path: str, *, allow_empty: bool = False

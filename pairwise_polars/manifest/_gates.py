@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join, suggest
 from pairwise_polars.manifest._model import GateSpec, Threshold
 from pairwise_polars.manifest._yaml import Mapping
 from pairwise_polars.summary import (
@@ -84,16 +85,11 @@ def _reading(check: Checker, found: Mapping, path: str) -> dict[str, Any]:
             out["min_groups"] = int(got)
     if "errors_as" in found:
         got, where = at(found, "errors_as")
-        if got in ERRORS_AS:
+        why = (
+            " (worst: a failed judgement counts as divergent for a pass, as equivalent for a fail)"
+        )
+        if check.choice(got, where, join(path, "errors_as"), ERRORS_AS, "worst or ignore", why):
             out["errors_as"] = got
-        else:
-            hint = suggest(str(got), list(ERRORS_AS)) if isinstance(got, str) else ""
-            check.add(
-                where,
-                join(path, "errors_as"),
-                f"expected worst or ignore, got {describe(got)}{hint} (worst: a failed "
-                "judgement counts as divergent for a pass, as equivalent for a fail)",
-            )
     if "require" in found:
         got = check.strings(*at(found, "require"), join(path, "require"))
         if got is not None:
@@ -108,6 +104,7 @@ def _thresholds(
     if found is not None and not found:
         _empty(check, line, path)
     out: dict[str, Threshold | None] = {}
+    listed = ", ".join(names) or "none"
     for gate in GATE_NAMES:
         if found is None or gate not in found:
             continue
@@ -120,22 +117,16 @@ def _thresholds(
         elif isinstance(value, Mapping) and gate == MAX_DISADVANTAGE:
             out[gate] = _per_outcome(check, value, key)
         elif isinstance(value, Mapping):
-            per_metric = {}
-            for metric, limit in value.items():
-                m_line = value.key_lines[metric]
-                if metric not in names:
-                    listed = ", ".join(names) or "none"
-                    check.add(
-                        m_line,
-                        join(key, metric),
-                        f"the gate names metric {metric!r}, which is not in this block's "
-                        f"metrics{suggest(str(metric), names)} (metrics: {listed})",
-                    )
-                    continue
-                got = _threshold(check, limit, value.value_lines[metric], join(key, metric))
-                if got is not None:
-                    per_metric[str(metric)] = got
-            out[gate] = per_metric
+            out[gate] = _per_name(
+                check,
+                value,
+                key,
+                names,
+                lambda metric: (
+                    f"the gate names metric {metric!r}, which is not in this block's "
+                    f"metrics{suggest(str(metric), names)} (metrics: {listed})"
+                ),
+            )
         else:
             got = _threshold(check, value, where, key)
             if got is not None:
@@ -164,18 +155,34 @@ def _empty(check: Checker, line: int, path: str) -> None:
 
 def _per_outcome(check: Checker, value: Mapping, key: str) -> dict[str, float]:
     """``max_disadvantage`` per outcome: ``{amount: 0.05, decision: 0.1}``."""
+    return _per_name(
+        check,
+        value,
+        key,
+        DISPARITY_OUTCOMES,
+        lambda outcome: (
+            f"max_disadvantage names outcome {outcome!r}"
+            f"{suggest(str(outcome), list(DISPARITY_OUTCOMES))}; outcomes: "
+            f"{', '.join(DISPARITY_OUTCOMES)}"
+        ),
+    )
+
+
+def _per_name(
+    check: Checker,
+    value: Mapping,
+    key: str,
+    known: Sequence[str],
+    unknown: Callable[[Any], str],
+) -> dict[str, float]:
+    """A threshold per name (a metric, an outcome) of ``value``; a name not ``known`` is a
+    problem in the words ``unknown`` gives it."""
     limits = {}
-    for outcome, limit in value.items():
-        if outcome not in DISPARITY_OUTCOMES:
-            check.add(
-                value.key_lines[outcome],
-                join(key, outcome),
-                f"max_disadvantage names outcome {outcome!r}"
-                f"{suggest(str(outcome), list(DISPARITY_OUTCOMES))}; outcomes: "
-                f"{', '.join(DISPARITY_OUTCOMES)}",
-            )
+    for name, limit in value.items():
+        if name not in known:
+            check.add(value.key_lines[name], join(key, name), unknown(name))
             continue
-        got = _threshold(check, limit, value.value_lines[outcome], join(key, outcome))
+        got = _threshold(check, limit, value.value_lines[name], join(key, name))
         if got is not None:
-            limits[str(outcome)] = got
+            limits[str(name)] = got
     return limits

@@ -10,8 +10,6 @@ when the target runs, before the first judge call.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -47,12 +45,17 @@ def _label_file(check: Checker, base: str, raw: Any, line: int, path: str, key: 
     if not isinstance(raw, str) or not raw:
         check.add(line, path, f"expected the path of a file of labels, got {describe(raw)}")
         return None
-    full = os.path.join(base, raw)
-    if not Path(full).is_file():
-        check.add(
-            line, path, f"labels file {full!r} does not exist (paths are relative to the "
-            "manifest's folder; sample_for_labelling writes one to fill in)",
-        )  # fmt: skip
+    full, there = check.relative_path(
+        base,
+        raw,
+        line,
+        path,
+        lambda full: (
+            f"labels file {full!r} does not exist (paths are relative to the manifest's "
+            "folder; sample_for_labelling writes one to fill in)"
+        ),
+    )
+    if not there:
         return full
     try:
         have = list(to_lazy(full)[0].collect_schema().names())

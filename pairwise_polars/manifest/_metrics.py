@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from pairwise_polars._errors import PairwiseError
@@ -104,14 +102,16 @@ def _source(check: Checker, base: str, name: str, line: int, path: str) -> str |
     if name in shipped:
         source = name
     elif name.endswith((".yaml", ".yml")):
-        source = os.path.join(base, name)
-        if not Path(source).is_file():
-            check.add(
-                line,
-                path,
-                f"metric file {source!r} does not exist (paths are relative to "
-                "the manifest's folder)",
-            )
+        source, there = check.relative_path(
+            base,
+            name,
+            line,
+            path,
+            lambda full: (
+                f"metric file {full!r} does not exist (paths are relative to the manifest's folder)"
+            ),
+        )
+        if not there:
             return None
     else:
         hint = suggest(name, shipped)

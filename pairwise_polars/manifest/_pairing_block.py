@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join
 from pairwise_polars.manifest._yaml import Mapping
 from pairwise_polars.pairing._columns import Columns
 
@@ -14,17 +14,9 @@ def check_strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
     spec: dict[str, Any] = {}
     strategy, line = at(block, "strategy")
     if "strategy" in block:
-        if strategy not in ("group", "contrastive"):
-            hint = (
-                suggest(str(strategy), ("group", "contrastive"))
-                if isinstance(strategy, str)
-                else ""
-            )
-            check.add(
-                line,
-                join(path, "strategy"),
-                f"expected group or contrastive, got {describe(strategy)}{hint}",
-            )
+        strategies = ("group", "contrastive")
+        expected = "group or contrastive"
+        if not check.choice(strategy, line, join(path, "strategy"), strategies, expected):
             strategy = None
         spec["strategy"] = strategy
     else:
@@ -39,34 +31,47 @@ def check_strategy(check: Checker, block: Mapping, path: str) -> dict[str, Any]:
 
 
 def _reference(check: Checker, block: Mapping, path: str, strategy: str | None) -> str | None:
-    reference, line = at(block, "reference")
-    if strategy == "contrastive":
-        check.add(
-            block.key_lines["reference"],
-            join(path, "reference"),
-            "reference applies to strategy group; a contrastive block names its two "
-            "roles with poles: [pole_a, pole_b]",
-        )
+    reference, line = _of_strategy(
+        check,
+        block,
+        path,
+        "reference",
+        strategy == "contrastive",
+        "reference applies to strategy group; a contrastive block names its two "
+        "roles with poles: [pole_a, pole_b]",
+    )
     return check.string(reference, line, join(path, "reference"))
 
 
 def _poles(
     check: Checker, block: Mapping, path: str, strategy: str | None
 ) -> tuple[str, ...] | None:
-    poles, line = at(block, "poles")
-    if strategy == "group":
-        check.add(
-            block.key_lines["poles"],
-            join(path, "poles"),
-            "poles apply to strategy contrastive; a group block names its reference "
-            "role with reference: NAME (or set strategy: contrastive)",
-        )
+    poles, line = _of_strategy(
+        check,
+        block,
+        path,
+        "poles",
+        strategy == "group",
+        "poles apply to strategy contrastive; a group block names its reference "
+        "role with reference: NAME (or set strategy: contrastive)",
+    )
     found = check.strings(poles, line, join(path, "poles"))
     if found is not None and len(found) != 2:
         check.add(
             line, join(path, "poles"), f"expected two different role values, got {len(found)}"
         )
     return tuple(found) if found else None
+
+
+def _of_strategy(
+    check: Checker, block: Mapping, path: str, key: str, misplaced: bool, problem: str
+) -> tuple[Any, int]:
+    """A key that belongs to one strategy: its value and line, and ``problem`` at the key when
+    the block's strategy is the other (``misplaced``)."""
+    value, line = at(block, key)
+    if misplaced:
+        check.add(block.key_lines[key], join(path, key), problem)
+    return value, line
 
 
 def _control(

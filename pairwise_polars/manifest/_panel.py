@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pairwise_polars.judges._panel import COMBINES, PANEL_NAME
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join
 from pairwise_polars.manifest._model import JudgeSpec
 from pairwise_polars.manifest._yaml import Mapping, Sequence
 
@@ -41,14 +41,10 @@ def check_judges(check: Checker, block: Mapping, path: str, read: ReadJudge) -> 
         spec["judge"] = read(check, raw, line, key)
     if "combine" in block:
         got, where = at(block, "combine")
-        if got not in COMBINES:
-            hint = suggest(str(got), COMBINES) if isinstance(got, str) else ""
-            check.add(
-                where,
-                join(path, "combine"),
-                f"expected one of {', '.join(COMBINES)}, got {describe(got)}{hint}",
-            )
-        elif not isinstance(raw, list):
+        expected = f"one of {', '.join(COMBINES)}"
+        if check.choice(got, where, join(path, "combine"), COMBINES, expected) and not (
+            isinstance(raw, list)
+        ):
             check.add(
                 where,
                 join(path, "combine"),

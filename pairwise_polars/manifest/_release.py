@@ -4,11 +4,9 @@ as a family over the slices)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, join
 from pairwise_polars.manifest._yaml import Mapping
 
 RELEASE_KEYS = ("baseline", "max_regression", "familywise")
@@ -23,16 +21,18 @@ def check_release(check: Checker, base: str, block: Mapping, path: str) -> dict[
         key = join(path, "baseline")
         text = check.string(got, where, key)
         if text is not None:
-            full = os.path.join(base, text)
-            if not Path(full).exists():
-                check.add(
-                    where,
-                    key,
+            spec["baseline"], _ = check.relative_path(
+                base,
+                text,
+                where,
+                key,
+                lambda full: (
                     f"{full!r} does not exist: name a previous run's output folder (run -o "
-                    "OUTPUT writes OUTPUT/<target>/), a score_parquet folder or a scored file, "
-                    "relative to the manifest",
-                )
-            spec["baseline"] = full
+                    "OUTPUT writes OUTPUT/<target>/), a score_parquet folder or a scored "
+                    "file, relative to the manifest"
+                ),
+                folder=True,
+            )
     if "max_regression" in block:
         got, where = at(block, "max_regression")
         spec["max_regression"] = check.number(
@@ -46,12 +46,6 @@ def check_release(check: Checker, base: str, block: Mapping, path: str) -> dict[
             )
     if "familywise" in block:
         got, where = at(block, "familywise")
-        if got not in FAMILYWISE:
-            hint = suggest(str(got), FAMILYWISE) if isinstance(got, str) else ""
-            check.add(
-                where,
-                join(path, "familywise"),
-                f"expected none, holm or bh, got {describe(got)}{hint}",
-            )
+        check.choice(got, where, join(path, "familywise"), FAMILYWISE, "none, holm or bh")
         spec["familywise"] = got
     return spec

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import yaml
 
-from pairwise_polars.manifest._checks import Checker, at, describe, join, suggest
+from pairwise_polars.manifest._checks import Checker, at, describe, join
 from pairwise_polars.manifest._data import check_data, check_storage_options
 from pairwise_polars.manifest._gates import check_gates
 from pairwise_polars.manifest._judge_block import check_judge
@@ -216,10 +216,7 @@ def _choice(check: Checker, block: Mapping, path: str, spec: dict[str, Any], key
         return
     got, where = at(block, key)
     allowed = _CHOICES[key]
-    if got not in allowed:
-        hint = suggest(str(got), allowed) if isinstance(got, str) else ""
-        expected = " or ".join(allowed)
-        check.add(where, join(path, key), f"expected {expected}, got {describe(got)}{hint}")
+    check.choice(got, where, join(path, key), allowed, " or ".join(allowed))
     spec[key] = got
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
@@ -20,6 +20,7 @@ from pairwise_polars.pairing._columns import (
     has_dimension,
     with_ids,
 )
+from pairwise_polars.pairing._roles import DETAIL, unknown_roles
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,9 +54,7 @@ CONTROL_ROLE = "control"
 """The default role of a control row: a second, independent answer to the same input as the
 group's reference (``group``) or as a ``poles[0]`` row (``contrastive``). It pairs with that row
 as a control pair (``pair_kind == "control"``): the divergence re-asking alone gives."""
-DETAIL = "detail"
 _EXAMPLES = 5
-_CLOSE = 0.8  # difflib ratio above which a role value reads as a typo of a known role
 
 
 class GroupOptions(ColumnNames, total=False):
@@ -188,19 +187,77 @@ def group_problems(
     """The lazy problems frame of ``check_groups`` (keys only: cheap on large parquet runs)."""
     g, r = columns.group_by, pl.col(columns.role).cast(pl.String)
     keyed = pl.col(g).is_not_null()
-    quoted = pl.col("roles").list.eval(pl.lit("'") + pl.element() + pl.lit("'"))
-    seen = (
-        pl.when(pl.col("roles").list.len() > 0)
-        .then(pl.lit("roles seen: ") + quoted.list.join(", "))
-        .otherwise(pl.lit("roles seen: none (every role is null)"))
-    )
     roles = r.drop_nulls().unique().sort().alias("roles")
     # Per strategy: the rows whose ids must be there and unique, its own counts, rules and
     # details; both strategies share the counts and rules of groups, roles and ids.
     if strategy == "group":
-        ids, id_rows = pl.col(id_col), pl.len()
-        counts = {"n_ref": (r == reference).sum()}
-        rules = {
+        own = _group_checks(r, id_col, keyed, reference, control)
+    else:
+        own = _contrastive_checks(frame, columns, r, id_col, keyed, poles, control)
+    stats = frame.group_by(g).agg(
+        n_rows=pl.len(),
+        n_control=(r == control).sum(),
+        n_null_role=r.is_null().sum(),
+        n_ids=own.ids.n_unique(),
+        n_null_ids=own.ids.is_null().sum(),
+        n_id_rows=own.id_rows,
+        roles=roles,
+        **own.counts,
+    )
+    conditions = {
+        "null_group": pl.col(g).is_null(),
+        "null_role": keyed & (pl.col("n_null_role") > 0),
+        **own.rules,
+        "null_id": keyed & (pl.col("n_null_ids") > 0),
+        "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_id_rows")),
+    }
+    parts = [
+        stats.filter(cond).select(
+            g,
+            problem=pl.lit(name),
+            n_rows=pl.col("n_rows").cast(pl.Int64),
+            detail=own.details.get(name, pl.lit(None, pl.String)),
+        )
+        for name, cond in conditions.items()
+    ]
+    parts.append(unknown_roles(frame, g, r, strategy, reference, poles, control))
+    return pl.concat(parts, how="vertical").sort(
+        "problem", g, DETAIL, nulls_last=True, maintain_order=True
+    )
+
+
+@dataclass(frozen=True)
+class _StrategyChecks:
+    """What a strategy adds to the checks of groups, roles and ids: the ids that must be there
+    and unique (``ids``, out of ``id_rows`` rows), its own counts per group, its problems'
+    rules over the counts and their details."""
+
+    ids: pl.Expr
+    id_rows: pl.Expr
+    counts: dict[str, pl.Expr]
+    rules: dict[str, pl.Expr]
+    details: dict[str, pl.Expr]
+
+
+def _roles_seen() -> pl.Expr:
+    """The detail of a group without its reference (or a pole): the role values it has."""
+    quoted = pl.col("roles").list.eval(pl.lit("'") + pl.element() + pl.lit("'"))
+    return (
+        pl.when(pl.col("roles").list.len() > 0)
+        .then(pl.lit("roles seen: ") + quoted.list.join(", "))
+        .otherwise(pl.lit("roles seen: none (every role is null)"))
+    )
+
+
+def _group_checks(
+    r: pl.Expr, id_col: str, keyed: pl.Expr, reference: str, control: str
+) -> _StrategyChecks:
+    """The ``group`` strategy's checks: one reference, some variants, controls beside it."""
+    return _StrategyChecks(
+        ids=pl.col(id_col),
+        id_rows=pl.len(),
+        counts={"n_ref": (r == reference).sum()},
+        rules={
             "no_reference": keyed & (pl.col("n_ref") == 0),
             "multiple_references": keyed & (pl.col("n_ref") > 1),
             "no_variants": keyed
@@ -210,131 +267,57 @@ def group_problems(
                 == 0
             ),
             "control_without_reference": keyed & (pl.col("n_control") > 0) & (pl.col("n_ref") == 0),
-        }
-        details = {
-            "no_reference": seen,
+        },
+        details={
+            "no_reference": _roles_seen(),
             "control_without_reference": pl.col("n_control").cast(pl.String)
             + pl.lit(
                 f" {control!r} row(s) and no {reference!r} row: a control row is a second "
                 "answer to the reference's input and pairs with the reference; add the "
                 "reference or drop the control rows"
             ),
-        }
-    else:
-        in_poles = r.is_in(list(poles))
-        in_pairs = r.is_in([*poles, control])
-        ids, id_rows = pl.col(id_col).filter(in_pairs), in_pairs.sum()
-        # Without a dimension column the group's dimension cannot disagree.
-        n_dims = (
-            pl.col(columns.dimension).filter(in_poles).n_unique()
-            if has_dimension(frame.collect_schema(), columns)
-            else pl.len().clip(upper_bound=1)
-        )
-        counts = {"n_a": (r == poles[0]).sum(), "n_b": (r == poles[1]).sum(), "n_dims": n_dims}
-        rules = {
+        },
+    )
+
+
+def _contrastive_checks(
+    frame: pl.LazyFrame,
+    columns: Columns,
+    r: pl.Expr,
+    id_col: str,
+    keyed: pl.Expr,
+    poles: Sequence[str],
+    control: str,
+) -> _StrategyChecks:
+    """The ``contrastive`` strategy's checks: both poles, one dimension, controls beside the
+    first pole; ids only of the rows that take part in pairs."""
+    in_poles = r.is_in(list(poles))
+    in_pairs = r.is_in([*poles, control])
+    # Without a dimension column the group's dimension cannot disagree.
+    n_dims = (
+        pl.col(columns.dimension).filter(in_poles).n_unique()
+        if has_dimension(frame.collect_schema(), columns)
+        else pl.len().clip(upper_bound=1)
+    )
+    return _StrategyChecks(
+        ids=pl.col(id_col).filter(in_pairs),
+        id_rows=in_pairs.sum(),
+        counts={"n_a": (r == poles[0]).sum(), "n_b": (r == poles[1]).sum(), "n_dims": n_dims},
+        rules={
             "missing_pole": keyed & ((pl.col("n_a") == 0) | (pl.col("n_b") == 0)),
             "mixed_dimension": keyed & (pl.col("n_dims") > 1),
             "control_without_pole": keyed & (pl.col("n_control") > 0) & (pl.col("n_a") == 0),
-        }
-        details = {
-            "missing_pole": seen,
+        },
+        details={
+            "missing_pole": _roles_seen(),
             "control_without_pole": pl.col("n_control").cast(pl.String)
             + pl.lit(
                 f" {control!r} row(s) and no {poles[0]!r} row: a control row is a second "
                 f"answer to a {poles[0]!r} row's input and pairs with it; add the "
                 f"{poles[0]!r} row or drop the control rows"
             ),
-        }
-    stats = frame.group_by(g).agg(
-        n_rows=pl.len(),
-        n_control=(r == control).sum(),
-        n_null_role=r.is_null().sum(),
-        n_ids=ids.n_unique(),
-        n_null_ids=ids.is_null().sum(),
-        n_id_rows=id_rows,
-        roles=roles,
-        **counts,
+        },
     )
-    conditions = {
-        "null_group": pl.col(g).is_null(),
-        "null_role": keyed & (pl.col("n_null_role") > 0),
-        **rules,
-        "null_id": keyed & (pl.col("n_null_ids") > 0),
-        "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_id_rows")),
-    }
-    parts = [
-        stats.filter(cond).select(
-            g,
-            problem=pl.lit(name),
-            n_rows=pl.col("n_rows").cast(pl.Int64),
-            detail=details.get(name, pl.lit(None, pl.String)),
-        )
-        for name, cond in conditions.items()
-    ]
-    parts.append(_unknown_roles(frame, g, r, strategy, reference, poles, control))
-    return pl.concat(parts, how="vertical").sort(
-        "problem", g, DETAIL, nulls_last=True, maintain_order=True
-    )
-
-
-def _unknown_roles(
-    frame: pl.LazyFrame,
-    g: str,
-    role: pl.Expr,
-    strategy: Strategy,
-    reference: str,
-    poles: Sequence[str],
-    control: str,
-) -> pl.LazyFrame:
-    """One ``unknown_role`` row per (group, unknown role value), with the value's row count.
-    Role values are few: they are judged once each (``map_batches`` over the unique values)."""
-    known = [reference, control] if strategy == "group" else [*poles, control]
-
-    def judge(values: pl.Series) -> pl.Series:
-        verdicts = {v: _role_detail(v, strategy, known) for v in values.unique().drop_nulls()}
-        return values.replace_strict(verdicts, default=None, return_dtype=pl.String)
-
-    detail = pl.col("__role").map_batches(judge, return_dtype=pl.String, is_elementwise=True)
-    return (
-        frame.select(g, role.alias("__role"))
-        .filter(pl.col("__role").is_not_null())
-        .group_by(g, "__role")
-        .agg(n_rows=pl.len().cast(pl.Int64))
-        .with_columns(detail.alias(DETAIL))
-        .filter(pl.col(DETAIL).is_not_null() & pl.col(g).is_not_null())
-        .select(g, problem=pl.lit("unknown_role"), n_rows="n_rows", detail=DETAIL)
-    )
-
-
-def _role_detail(value: str, strategy: str, known: list[str]) -> str | None:
-    """Why a role value is unknown, with a near match; None when the value is fine. With the
-    group strategy every value but the reference is a variant, so only a near match of the
-    reference (a typo) is unknown."""
-    if value in known:
-        return None
-    close = near_role(value, known)
-    if strategy == "group":
-        return None if close is None else f"role {value!r}: did you mean {close!r}?"
-    hint = (
-        f"did you mean {close!r}?"
-        if close
-        else "roles of this strategy: " + ", ".join(repr(k) for k in known)
-    )
-    return f"role {value!r} takes no part in pairs; {hint}"
-
-
-def near_role(value: str, known: Sequence[str]) -> str | None:
-    """The known role ``value`` was probably meant to be: equal but for case, spaces, ``-`` and
-    ``_``, or close in spelling (``"refrence"`` -> ``"reference"``)."""
-
-    def norm(text: str) -> str:
-        return "".join(c for c in text.casefold() if c not in " -_\t")
-
-    for candidate in known:
-        if norm(value) == norm(candidate):
-            return candidate
-    close = difflib.get_close_matches(value, list(known), n=1, cutoff=_CLOSE)
-    return close[0] if close else None
 
 
 def enforce(

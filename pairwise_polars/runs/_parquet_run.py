@@ -50,9 +50,8 @@ from pairwise_polars.scoring import (
     Prices,
     ScoringSpec,
     Usage,
-    resolve_spec,
 )
-from pairwise_polars.scoring._members import Members, judge_keyword
+from pairwise_polars.scoring._members import Members, keyword_spec
 from pairwise_polars.scoring._pointwise import outcome_metric
 from pairwise_polars.summary import aggregate
 
@@ -183,14 +182,7 @@ async def ascore_parquet(
     started = time.monotonic()
     asked = _asked(
         chunk_size,
-        resolve_spec(
-            spec,
-            metrics,
-            judge=judge_keyword(judge, spec),
-            both_orders=both_orders,
-            order=order,
-            audit=audit,
-        ),
+        keyword_spec(spec, metrics, judge, both_orders=both_orders, order=order, audit=audit),
         judge=judge,
         repeats=repeats,
         runner=runner,

@@ -102,41 +102,46 @@ def run_chunks(
     """Score the ``todo`` chunks on Ray; ``on_chunk(index, entry)`` is called on the driver as
     each chunk's part is written. Returns the fresh answers and the chunks' summary sums."""
     with connected():
-        return _run_chunks(
-            source=source,
-            schema=schema,
-            id_column=id_column,
-            todo=todo,
-            job=job,
-            judge=judge,
-            actors=actors,
-            progress=progress,
-            on_chunk=on_chunk,
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = progress
+        tally = RayTally()
+        if not todo:
+            return tally
+        pool = _pool_size(actors, len(todo))
+        buckets = _buckets(judge)
+        rows = _chunk_rows(source, schema, id_column, todo, job.group_by)
+        scored = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2)).map_groups(
+            ChunkScorer,
+            batch_format="pyarrow",
+            fn_constructor_kwargs={"job": job, "judge": judge, "buckets": buckets},
+            compute=ray.data.ActorPoolStrategy(size=pool),
+            # Fractional CPUs: workers that mostly wait on the judge share a CPU, and the read
+            # and shuffle tasks always find one (a pool holding every CPU would starve them).
+            num_cpus=CPUS_PER_WORKER,
         )
-
-
-def _run_chunks(
-    *,
-    source: Source,
-    schema: pl.Schema,
-    id_column: str,
-    todo: list[Chunk],
-    job: ChunkJob,
-    judge: Judge,
-    actors: int | None,
-    progress: bool,
-    on_chunk: Callable[[int, dict[str, Any]], None],
-) -> RayTally:
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = progress
-    tally = RayTally()
-    if not todo:
+        try:
+            for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
+                for row in cast(pa.Table, batch).to_pylist():
+                    _tally_chunk(tally, row, on_chunk)
+        except Exception as exc:
+            original = _pairwise_cause(exc)
+            if original is not None:
+                raise original from exc
+            raise
+        finally:
+            if buckets is not None:
+                ray.kill(buckets)
         return tally
-    pool = _pool_size(actors, len(todo))
-    buckets = _buckets(judge)
+
+
+def _chunk_rows(
+    source: Source, schema: pl.Schema, id_column: str, todo: list[Chunk], group_by: str
+) -> ray.data.Dataset:
+    """The source's rows of the ``todo`` chunks as a Ray dataset, each row with its chunk's
+    index (``CHUNK``), read slice by slice on the cluster."""
     mapping = pl.concat(
         [
-            pl.DataFrame({job.group_by: c.groups}).with_columns(pl.lit(c.index).alias(CHUNK))
+            pl.DataFrame({group_by: c.groups}).with_columns(pl.lit(c.index).alias(CHUNK))
             for c in todo
         ]
     )
@@ -144,43 +149,29 @@ def _run_chunks(
     reader = {
         "schema": dict(schema),
         "id_column": id_column,
-        "group_by": job.group_by,
+        "group_by": group_by,
         "mapping": ray.put(mapping),
         "source_format": source.format,
         "storage_options": source.storage_options,
     }
-    rows = ray.data.from_items(slices, override_num_blocks=len(slices)).map_batches(
+    return ray.data.from_items(slices, override_num_blocks=len(slices)).map_batches(
         cast(Any, _read_slices), batch_size=1, batch_format="pyarrow", fn_kwargs=reader
     )
-    scored = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2)).map_groups(
-        ChunkScorer,
-        batch_format="pyarrow",
-        fn_constructor_kwargs={"job": job, "judge": judge, "buckets": buckets},
-        compute=ray.data.ActorPoolStrategy(size=pool),
-        # Fractional CPUs: workers that mostly wait on the judge share a CPU, and the read and
-        # shuffle tasks always find one (a pool holding every CPU would starve them).
-        num_cpus=CPUS_PER_WORKER,
-    )
-    try:
-        for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for row in cast(pa.Table, batch).to_pylist():
-                entry = {k: row[k] for k in ("pairs", "scored_rows", "from_cache", "errors")}
-                entry["not_judged"] = row["not_judged"]
-                on_chunk(row["chunk"], entry)
-                tally.judged += row["judged"]
-                for name in USAGE_FIELDS:
-                    setattr(tally.spent, name, getattr(tally.spent, name) + row[name])
-                tally.sums.append(pl.read_ipc(io.BytesIO(row["sums"])))
-                tally.errors.append(pl.read_ipc(io.BytesIO(row["error_sums"])))
-    except Exception as exc:
-        original = _pairwise_cause(exc)
-        if original is not None:
-            raise original from exc
-        raise
-    finally:
-        if buckets is not None:
-            ray.kill(buckets)
-    return tally
+
+
+def _tally_chunk(
+    tally: RayTally, row: dict[str, Any], on_chunk: Callable[[int, dict[str, Any]], None]
+) -> None:
+    """One scored chunk's row: its journal entry told to ``on_chunk``, its answers, spending
+    and sums added to ``tally``."""
+    entry = {k: row[k] for k in ("pairs", "scored_rows", "from_cache", "errors")}
+    entry["not_judged"] = row["not_judged"]
+    on_chunk(row["chunk"], entry)
+    tally.judged += row["judged"]
+    for name in USAGE_FIELDS:
+        setattr(tally.spent, name, getattr(tally.spent, name) + row[name])
+    tally.sums.append(pl.read_ipc(io.BytesIO(row["sums"])))
+    tally.errors.append(pl.read_ipc(io.BytesIO(row["error_sums"])))
 
 
 @ray.remote(num_cpus=0)

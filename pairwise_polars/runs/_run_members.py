@@ -20,6 +20,7 @@ from pairwise_polars.scoring._members import (
     prepare_members,
     score_members,
 )
+from pairwise_polars.scoring._members_run import added
 
 
 def run_members(judge: JudgeLike, repeats: int, spec: ScoringSpec, *, ray: bool) -> Members | None:
@@ -82,12 +83,4 @@ def priced_members(spent: dict[str, Spent], members: Members, prices: Prices | N
     usages = [
         spent.get(j.name, Spent()).priced(j.name, traits_of(j), prices) for j in members.judges
     ]
-    costs = [u.cost_usd for u in usages]
-    return Usage(
-        requests=sum(u.requests for u in usages),
-        input_tokens=sum(u.input_tokens for u in usages),
-        cached_tokens=sum(u.cached_tokens for u in usages),
-        output_tokens=sum(u.output_tokens for u in usages),
-        cost_usd=None if None in costs else sum(c for c in costs if c is not None),
-        price="; ".join(dict.fromkeys(u.price for u in usages)),
-    )
+    return added(usages)

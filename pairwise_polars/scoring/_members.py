@@ -19,7 +19,7 @@ from pairwise_polars.judges import HeuristicJudge, Judge
 from pairwise_polars.judges._panel import JudgeLike, as_panel, check_repeats, repeated
 from pairwise_polars.scoring._plan import Plan
 from pairwise_polars.scoring._prepare import Prepared, prepare
-from pairwise_polars.scoring._spec import ScoringSpec
+from pairwise_polars.scoring._spec import Audit, MetricsLike, Order, ScoringSpec, resolve_spec
 from pairwise_polars.summary._judge_rows import UNIT, combine_members
 
 _MEMBER = "__judge_member"
@@ -54,7 +54,28 @@ def members_of(judge: JudgeLike, repeats: int = 1, single: Judge | None = None) 
     return Members((one,), repeats, "mean", False)  # pyright: ignore[reportArgumentType]
 
 
-def judge_keyword(judge: JudgeLike, spec: ScoringSpec | None) -> Judge | None:
+def keyword_spec(
+    spec: ScoringSpec | None,
+    metrics: MetricsLike,
+    judge: JudgeLike,
+    *,
+    both_orders: bool,
+    order: Order,
+    audit: Audit | None,
+) -> ScoringSpec:
+    """The spec of a call's keywords (:func:`resolve_spec`): ``spec``, or the one the
+    keywords say, with the ``judge=`` keyword as the spec sees it."""
+    return resolve_spec(
+        spec,
+        metrics,
+        judge=_judge_keyword(judge, spec),
+        both_orders=both_orders,
+        order=order,
+        audit=audit,
+    )
+
+
+def _judge_keyword(judge: JudgeLike, spec: ScoringSpec | None) -> Judge | None:
     """The ``judge=`` keyword as the spec sees it: a panel is the members' business (the
     spec holds one judge at a time), unless a spec was given too, which then refuses it."""
     if spec is None and as_panel(judge) is not None:

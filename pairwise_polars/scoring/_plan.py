@@ -173,32 +173,19 @@ def counted(
 ) -> Plan:
     """The plan of ``counts`` and the unique requests' ``sizes`` (:func:`request_sizes`), of
     which ``n_cached`` are cached: the same figures :func:`count` gives for one prepared call."""
-    to_send = sizes.height - n_cached
-    uses_messages = traits.uses_messages and not sizes.is_empty()
-    input_chars = int(sizes["chars"].sum() or 0) if uses_messages else 0
-    ratio = to_send / sizes.height if sizes.height else 0.0
-    input_tokens = int(input_chars / 4 * ratio) if uses_messages else 0
-    output_tokens = to_send * _OUTPUT_TOKENS_GUESS if uses_messages else 0
-    cost, note = priced(
-        judge_model,
-        traits,
-        prices,
-        requests=to_send,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-    )
+    sent = _estimate(sizes, n_cached, _OUTPUT_TOKENS_GUESS, judge_model, traits, prices)
     return Plan(
         n_pairs=counts.n_pairs,
         n_skipped=counts.n_skipped,
         n_judgements=counts.n_judgements,
         n_unique=sizes.height,
         n_cached=n_cached,
-        n_to_send=to_send,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
+        n_to_send=sent.to_send,
+        input_tokens=sent.input_tokens,
+        output_tokens=sent.output_tokens,
         judge_model=judge_model,
-        cost_usd=cost,
-        price=note,
+        cost_usd=sent.cost,
+        price=sent.note,
         n_control_pairs=counts.n_control_pairs,
         n_control_judgements=counts.n_control_judgements,
         price_warnings=plan_warnings(judge_model, traits, prices),
@@ -241,12 +228,51 @@ def with_outcomes(
     """The plan with the outcome judgements of ``n_responses`` responses: the ``sizes`` of
     their unique requests (:func:`request_sizes`), of which ``n_cached`` are cached, read by
     ``judge_model``; tokens and dollars added to the plan's."""
+    sent = _estimate(sizes, n_cached, _OUTCOME_TOKENS_GUESS, judge_model, traits, prices)
+    cost = sent.cost
+    total = None if cost is None or planned.cost_usd is None else planned.cost_usd + cost
+    return dataclasses.replace(
+        planned,
+        n_outcome_judgements=n_responses,
+        n_outcome_unique=sizes.height,
+        n_outcome_cached=n_cached,
+        n_outcome_to_send=sent.to_send,
+        outcome_cost_usd=cost,
+        input_tokens=planned.input_tokens + sent.input_tokens,
+        output_tokens=planned.output_tokens + sent.output_tokens,
+        cost_usd=total,
+        price=sent.note if planned.n_to_send == 0 else planned.price,
+    )
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """What the uncached requests of one kind would take: how many, their tokens, their price."""
+
+    to_send: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    note: str
+
+
+def _estimate(
+    sizes: pl.DataFrame,
+    n_cached: int,
+    tokens_guess: int,
+    judge_model: str,
+    traits: JudgeTraits,
+    prices: Prices | None,
+) -> _Estimate:
+    """The requests to send of the unique requests' ``sizes`` (:func:`request_sizes`), of which
+    ``n_cached`` are cached: input tokens at four characters each, ``tokens_guess`` output
+    tokens per request (none for a judge that reads no messages), priced for ``judge_model``."""
     to_send = sizes.height - n_cached
     uses_messages = traits.uses_messages and not sizes.is_empty()
     chars = int(sizes["chars"].sum() or 0) if uses_messages else 0
     ratio = to_send / sizes.height if sizes.height else 0.0
     input_tokens = int(chars / 4 * ratio) if uses_messages else 0
-    output_tokens = to_send * _OUTCOME_TOKENS_GUESS if uses_messages else 0
+    output_tokens = to_send * tokens_guess if uses_messages else 0
     cost, note = priced(
         judge_model,
         traits,
@@ -255,16 +281,4 @@ def with_outcomes(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
     )
-    total = None if cost is None or planned.cost_usd is None else planned.cost_usd + cost
-    return dataclasses.replace(
-        planned,
-        n_outcome_judgements=n_responses,
-        n_outcome_unique=sizes.height,
-        n_outcome_cached=n_cached,
-        n_outcome_to_send=to_send,
-        outcome_cost_usd=cost,
-        input_tokens=planned.input_tokens + input_tokens,
-        output_tokens=planned.output_tokens + output_tokens,
-        cost_usd=total,
-        price=note if planned.n_to_send == 0 else planned.price,
-    )
+    return _Estimate(to_send, input_tokens, output_tokens, cost, note)

@@ -25,7 +25,7 @@ from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._members import (
     Members,
     combined_plan,
-    judge_keyword,
+    keyword_spec,
     members_of,
     prepare_members,
     score_members,
@@ -47,7 +47,7 @@ from pairwise_polars.scoring._pointwise import (
 )
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
 from pairwise_polars.scoring._results import conform_results, join_back
-from pairwise_polars.scoring._spec import Audit, ScoringSpec, resolve_spec
+from pairwise_polars.scoring._spec import Audit, ScoringSpec
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -215,14 +215,7 @@ def _fanned(
 ) -> tuple[Members, list[tuple[Prepared, int]]]:
     """The members the keywords name and one prepared call each: the spec is ``spec``, or the
     one the keywords say."""
-    spec = resolve_spec(
-        spec,
-        metrics,
-        judge=judge_keyword(judge, spec),
-        both_orders=both_orders,
-        order=order,
-        audit=audit,
-    )
+    spec = keyword_spec(spec, metrics, judge, both_orders=both_orders, order=order, audit=audit)
     members = members_of(judge, repeats, spec.judge)
     return members, prepare_members(pairs, spec, members)
 

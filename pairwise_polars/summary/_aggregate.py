@@ -284,27 +284,50 @@ def combine(
     :func:`~pairwise_polars.summary._ppi.label_sums` beside them, the ``PPI_COLUMNS`` follow.
     Raises :class:`ScoreError` when a score lies outside [0, 1]."""
     keys = list(keys)
-    n_scored = pl.col("n_scored")
     # Collected once (one row per group, not per pair): the range check and the combine below
     # read the same sums, which a lazy frame would compute twice from the scored rows.
-    collected = sums.lazy().collect()
-    names = collected.columns
-    labelled = "n_labelled" in names
+    collected = _in_range(sums.lazy().collect())
+    labelled = "n_labelled" in collected.columns
+    summary = with_intervals(_per_slice(collected, keys, labelled), confidence)
+    if labelled:
+        summary = with_ppi(summary, confidence)
+    summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
+    both = pl.col("n_both_orders")
+    summary = summary.with_columns(
+        mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),
+        position_flip_rate=pl.when(both > 0).then(pl.col("n_position_flips") / both),
+    )
+    if errors is None:  # no error counts given: no commonest error to name
+        summary = summary.with_columns(top_error=pl.lit(None, pl.String))
+    else:
+        summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
+    return _summary_columns(summary, keys, labelled)
+
+
+def _in_range(collected: pl.DataFrame) -> pl.DataFrame:
+    """The collected per-group sums, refused when a score lies outside [0, 1]."""
     out_of_range = collected["n_out_of_range"].sum()
     if out_of_range:
         raise ScoreError(
             f"{out_of_range} scores lie outside [0, 1]; aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
+    return collected
+
+
+def _per_slice(collected: pl.DataFrame, keys: list[str], labelled: bool) -> pl.DataFrame:
+    """The per-group sums added up per slice of ``keys`` (the control pairs' sums attached to
+    their groups first): what the intervals, PPI and excess figures are computed from."""
+    n_scored = pl.col("n_scored")
     known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
-    groups = [c for c in names if c not in known]
+    groups = [c for c in collected.columns if c not in known]
     order = _sum_order(collected, keys, groups)
     sums = collected.lazy()
     if len(groups) == 1:  # the group column: controls are the noise of their group
         sums = attach_controls(sums, keys, groups[0])
         if labelled:
             sums = attach_control_labels(sums, keys, groups[0])
-    per_slice = (
+    return (
         # A fixed order of the groups: the float sums over them (and so the intervals) come
         # out the same to the last bit whatever order the rows or the blocks arrived in.
         sums.sort(order, nulls_last=True)
@@ -323,19 +346,11 @@ def combine(
         )
         .collect()
     )
-    summary = with_intervals(per_slice, confidence)
-    if labelled:
-        summary = with_ppi(summary, confidence)
-    summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
-    both = pl.col("n_both_orders")
-    summary = summary.with_columns(
-        mean_position_gap=pl.when(both > 0).then(pl.col("position_gap_sum") / both),
-        position_flip_rate=pl.when(both > 0).then(pl.col("n_position_flips") / both),
-    )
-    if errors is None:  # no error counts given: no commonest error to name
-        summary = summary.with_columns(top_error=pl.lit(None, pl.String))
-    else:
-        summary = summary.join(_top_errors(errors, keys), on=keys, how="left", nulls_equal=True)
+
+
+def _summary_columns(summary: pl.DataFrame, keys: list[str], labelled: bool) -> pl.DataFrame:
+    """The summary's columns in their order and types (``keys``, ``SUMMARY_COLUMNS``, then the
+    ``PPI_COLUMNS`` when labelled), sorted by the keys."""
     counts = ("n_pairs", "n_scored", "n_errors", "n_groups", "n_control", "n_control_errors")
     return summary.select(
         *keys,

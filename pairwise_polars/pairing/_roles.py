@@ -1,0 +1,72 @@
+"""Role values that take no part in pairs: which they are, in which groups, and the known role
+each was probably meant to be."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+import polars as pl
+
+DETAIL = "detail"
+_CLOSE = 0.8  # difflib ratio above which a role value reads as a typo of a known role
+
+
+def unknown_roles(
+    frame: pl.LazyFrame,
+    g: str,
+    role: pl.Expr,
+    strategy: str,
+    reference: str,
+    poles: Sequence[str],
+    control: str,
+) -> pl.LazyFrame:
+    """One ``unknown_role`` row per (group, unknown role value), with the value's row count.
+    Role values are few: they are judged once each (``map_batches`` over the unique values)."""
+    known = [reference, control] if strategy == "group" else [*poles, control]
+
+    def judge(values: pl.Series) -> pl.Series:
+        verdicts = {v: _role_detail(v, strategy, known) for v in values.unique().drop_nulls()}
+        return values.replace_strict(verdicts, default=None, return_dtype=pl.String)
+
+    detail = pl.col("__role").map_batches(judge, return_dtype=pl.String, is_elementwise=True)
+    return (
+        frame.select(g, role.alias("__role"))
+        .filter(pl.col("__role").is_not_null())
+        .group_by(g, "__role")
+        .agg(n_rows=pl.len().cast(pl.Int64))
+        .with_columns(detail.alias(DETAIL))
+        .filter(pl.col(DETAIL).is_not_null() & pl.col(g).is_not_null())
+        .select(g, problem=pl.lit("unknown_role"), n_rows="n_rows", detail=DETAIL)
+    )
+
+
+def _role_detail(value: str, strategy: str, known: list[str]) -> str | None:
+    """Why a role value is unknown, with a near match; None when the value is fine. With the
+    group strategy every value but the reference is a variant, so only a near match of the
+    reference (a typo) is unknown."""
+    if value in known:
+        return None
+    close = near_role(value, known)
+    if strategy == "group":
+        return None if close is None else f"role {value!r}: did you mean {close!r}?"
+    hint = (
+        f"did you mean {close!r}?"
+        if close
+        else "roles of this strategy: " + ", ".join(repr(k) for k in known)
+    )
+    return f"role {value!r} takes no part in pairs; {hint}"
+
+
+def near_role(value: str, known: Sequence[str]) -> str | None:
+    """The known role ``value`` was probably meant to be: equal but for case, spaces, ``-`` and
+    ``_``, or close in spelling (``"refrence"`` -> ``"reference"``)."""
+
+    def norm(text: str) -> str:
+        return "".join(c for c in text.casefold() if c not in " -_\t")
+
+    for candidate in known:
+        if norm(value) == norm(candidate):
+            return candidate
+    close = difflib.get_close_matches(value, list(known), n=1, cutoff=_CLOSE)
+    return close[0] if close else None
