@@ -115,13 +115,42 @@ def scan_uri(uri: str, options: Mapping[str, str] | None, kind: str, **extra: An
         return pl.scan_parquet(uri, storage_options=opts, **extra)
     if kind in ("csv", "tsv"):
         separator = "\t" if kind == "tsv" else ","
-        return pl.scan_csv(uri, separator=separator, infer_schema_length=None, storage_options=opts)
+        return pl.scan_csv(
+            uri,
+            separator=separator,
+            infer_schema_length=None,
+            storage_options=opts,
+            schema_overrides=_unsigned_ids(uri, separator, opts) or None,
+        )
     if kind == "ndjson":
         return pl.scan_ndjson(uri, infer_schema_length=None, storage_options=opts)
     raise DataSourceError(
         f"Cannot read {uri!r} from object storage as {kind}: store parquet, CSV, TSV or NDJSON "
         "objects there (JSON arrays are read from local files only)."
     )
+
+
+def _unsigned_ids(
+    uri: str, separator: str, options: dict[str, str] | None
+) -> dict[str, pl.DataType]:
+    """``{"pair_id": UInt64}`` where an object's ``pair_id`` holds only unsigned 64-bit
+    integers (the package's pair ids, past the signed range older polars infers), as the local
+    reader's record check finds for a file on disk. Reads that column as text once; a read that
+    fails here fails again, named, where the caller reads the schema."""
+    try:
+        text = pl.scan_csv(uri, separator=separator, infer_schema=False, storage_options=options)
+        if PAIR_ID not in text.collect_schema().names():
+            return {}
+        ids = text.select(pl.col(PAIR_ID).drop_nulls()).collect().to_series()
+    except (pl.exceptions.PolarsError, OSError, ValueError):
+        return {}
+    unsigned = ids.str.contains(r"^[0-9]{1,20}$").all() and not (
+        ids.cast(pl.UInt64, strict=False).null_count()  # past 2**64 - 1
+    )
+    return {PAIR_ID: pl.UInt64()} if unsigned else {}
+
+
+PAIR_ID = "pair_id"
 
 
 def unreadable_uri(

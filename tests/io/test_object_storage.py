@@ -186,3 +186,23 @@ def test_the_cli_takes_storage_options(s3_bucket: Bucket, tmp_path: Path) -> Non
     )
     assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr
     assert SECRET_KEY not in bad.stderr
+
+
+def test_pair_ids_in_a_csv_object_read_back_as_the_scored_frame_has_them(
+    s3_bucket: Bucket,
+) -> None:
+    """An object holds a labelling sheet as the package writes it: its unsigned 64-bit pair ids
+    read back as UInt64 (as from a local file) at every polars version; other text stays text."""
+    options = s3_bucket.server.storage_options()
+    ids = pl.Series("pair_id", [12906433255463780645, 5, 2**64 - 1], dtype=pl.UInt64)
+    sheet = pl.DataFrame([ids, pl.Series("label", [1, None, 3])])
+    sheet.write_csv(f"{s3_bucket.uri}/labels.csv", storage_options=options)
+    back = scan_data(f"{s3_bucket.uri}/labels.csv", options).collect()
+    assert back.schema["pair_id"] == pl.UInt64
+    assert back["pair_id"].equals(ids)
+    text = pl.DataFrame({"pair_id": ["a1", "5"], "label": [1, 2]})
+    text.write_csv(f"{s3_bucket.uri}/text.csv", storage_options=options)
+    assert scan_data(f"{s3_bucket.uri}/text.csv", options).collect()["pair_id"].to_list() == [
+        "a1",
+        "5",
+    ]
