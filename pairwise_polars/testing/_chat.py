@@ -18,6 +18,7 @@ from aiohttp import web
 from . import _replies
 from ._batch_lines import line_error
 from ._faults import Faults
+from ._received import NOT_JSON
 
 if TYPE_CHECKING:
     from ._server import TestServer
@@ -32,22 +33,15 @@ class ChatDialect:
         self.server = server
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_post("/v1/chat/completions", self.answer)
+        app.router.add_post(
+            "/v1/chat/completions", self.server._tracked(self._answer, "Authorization")
+        )
         app.router.add_get("/v1/models", self._list_models)
 
-    async def answer(self, request: web.Request) -> web.StreamResponse:
-        """``POST /v1/chat/completions``: counted and tracked like every model request."""
-        return await self.server._tracked(request, self._answer, "Authorization")
-
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, body: Any) -> web.StreamResponse:
         server = self.server
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
+        if body is NOT_JSON:
             return self._fail(400, "We could not parse the JSON body of your request.", param=None)
-        if isinstance(body, dict):
-            server._count_body(body)
-        server._remember(request, body)
         refused = self._refused(request, body)
         if refused is not None:
             return refused
