@@ -131,9 +131,7 @@ class MessagesDialect:
         if fault == "malformed":
             answer = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
-            with server._lock:
-                nth = server._off_rubric_seen
-                server._off_rubric_seen += 1
+            nth = server._next_off_rubric()
             answer = json.loads(_replies.off_rubric(scale, nth)) if tool else None
             answer = answer or _replies.off_rubric(scale, nth)
         elif server.reply is not None:
@@ -152,9 +150,7 @@ class MessagesDialect:
         self, model: str, answer: str | dict[str, Any], tool: dict[str, Any] | None, texts: list
     ) -> dict[str, Any]:
         server = self.server
-        with server._lock:
-            server._seq += 1
-            seq = server._seq
+        seq = server._next_reply()
         if isinstance(answer, dict) and tool:
             block: dict[str, Any] = {"type": "tool_use", "id": f"toolu_test_{seq}",
                                      "name": tool["name"], "input": answer}  # fmt: skip

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from ._batches import BatchSettings, guarded
+from ._batches import BatchSettings, add_guarded_routes
 
 if TYPE_CHECKING:
     from ._anthropic import MessagesDialect
@@ -54,17 +54,13 @@ class MessageBatches:
         self._work.clear()
 
     def add_routes(self, app: web.Application) -> None:
-        router = app.router
-        for add, path, route, handler in (
-            (router.add_post, "/v1/messages/batches", "messages.batches.create", self._create),
-            (router.add_get, "/v1/messages/batches/{batch_id}", "messages.batches.retrieve",
-             self._retrieve),
-            (router.add_get, "/v1/messages/batches/{batch_id}/results", "messages.batches.results",
-             self._results),
-            (router.add_post, "/v1/messages/batches/{batch_id}/cancel", "messages.batches.cancel",
-             self._cancel),
-        ):  # fmt: skip
-            add(path, guarded(self._refuse, route, handler))
+        batch = "/v1/messages/batches/{batch_id}"
+        add_guarded_routes(app, self._refuse, (
+            ("POST", "/v1/messages/batches", "messages.batches.create", self._create),
+            ("GET", batch, "messages.batches.retrieve", self._retrieve),
+            ("GET", f"{batch}/results", "messages.batches.results", self._results),
+            ("POST", f"{batch}/cancel", "messages.batches.cancel", self._cancel),
+        ))  # fmt: skip
 
     async def _create(self, request: web.Request) -> web.Response:
         try:

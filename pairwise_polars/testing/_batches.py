@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -96,22 +96,15 @@ class BatchBackend:
         self._work.clear()
 
     def add_routes(self, app: web.Application) -> None:
-        router = app.router
-        for add, path, route, handler in (
-            (router.add_post, "/v1/files", "files.create", self._create_file),
-            (router.add_get, "/v1/files/{file_id}", "files.retrieve", self._retrieve_file),
-            (router.add_get, "/v1/files/{file_id}/content", "files.content", self._file_content),
-            (router.add_post, "/v1/batches", "batches.create", self._create_batch),
-            (router.add_get, "/v1/batches", "batches.list", self._list_batches),
-            (router.add_get, "/v1/batches/{batch_id}", "batches.retrieve", self._retrieve_batch),
-            (
-                router.add_post,
-                "/v1/batches/{batch_id}/cancel",
-                "batches.cancel",
-                self._cancel_batch,
-            ),
-        ):
-            add(path, guarded(self._refuse, route, handler))
+        add_guarded_routes(app, self._refuse, (
+            ("POST", "/v1/files", "files.create", self._create_file),
+            ("GET", "/v1/files/{file_id}", "files.retrieve", self._retrieve_file),
+            ("GET", "/v1/files/{file_id}/content", "files.content", self._file_content),
+            ("POST", "/v1/batches", "batches.create", self._create_batch),
+            ("GET", "/v1/batches", "batches.list", self._list_batches),
+            ("GET", "/v1/batches/{batch_id}", "batches.retrieve", self._retrieve_batch),
+            ("POST", "/v1/batches/{batch_id}/cancel", "batches.cancel", self._cancel_batch),
+        ))  # fmt: skip
 
     # -- files -----------------------------------------------------------------------------
 
@@ -346,12 +339,22 @@ class BatchBackend:
         return None
 
 
-def guarded(
+def add_guarded_routes(
+    app: web.Application,
+    refuse: Callable[[web.Request, str], web.Response | None],
+    routes: Sequence[tuple[str, str, str, Handler]],
+) -> None:
+    """Add ``routes`` (method, path, route name, handler), each behind what every Batch API
+    route checks first: ``refuse`` counts the call under its route name and answers a bad key
+    or an id in the path that names nothing."""
+    for method, path, route, handler in routes:
+        add = app.router.add_get if method == "GET" else app.router.add_post
+        add(path, _guarded(refuse, route, handler))
+
+
+def _guarded(
     refuse: Callable[[web.Request, str], web.Response | None], route: str, handler: Handler
 ) -> Handler:
-    """``handler`` behind what every Batch API route checks first: ``refuse`` counts the call
-    under ``route`` and answers a bad key or an id in the path that names nothing."""
-
     async def checked(request: web.Request) -> web.Response:
         refused = refuse(request, route)
         return refused if refused is not None else await handler(request)

@@ -170,9 +170,7 @@ class ChatDialect:
         elif fault == "malformed":
             content = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
-            with server._lock:
-                nth = server._off_rubric_seen
-                server._off_rubric_seen += 1
+            nth = server._next_off_rubric()
             content = _replies.off_rubric(_replies.score_scale(body), nth)
         elif server.reply is not None:
             custom = server.reply(body)
@@ -189,9 +187,7 @@ class ChatDialect:
         if record and fault != "timeout":  # a timeout waited out still counts as a timeout
             server._record(fault or "ok")
 
-        with server._lock:
-            server._seq += 1
-            seq = server._seq
+        seq = server._next_reply()
         prompt_tokens = _replies.token_estimate(sum(map(len, texts)))
         completion_tokens = _replies.token_estimate(len(content))
         usage: dict[str, Any] = {

@@ -367,6 +367,18 @@ class TestServer:
         with self._lock:
             self._received.append(seen)
 
+    def _next_reply(self) -> int:
+        """The number of the next reply (1, 2, ...), for its id."""
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def _next_off_rubric(self) -> int:
+        """How many off-rubric answers came before this one: each says something else."""
+        with self._lock:
+            self._off_rubric_seen += 1
+            return self._off_rubric_seen - 1
+
     def _record(self, outcome: str) -> None:
         with self._lock:
             self._outcomes[outcome] += 1
