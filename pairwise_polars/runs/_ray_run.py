@@ -39,14 +39,13 @@ from pairwise_polars._errors import OptionError, PairwiseError
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.io import Source, scan_source
 from pairwise_polars.judges import Judge
-from pairwise_polars.runs import _ray_watchdog
+from pairwise_polars.runs import _ray_sizing, _ray_watchdog
 from pairwise_polars.runs._chunks import POS, Chunk
 from pairwise_polars.runs._ray_worker import CHUNK, USAGE_FIELDS, ChunkJob, ChunkScorer
 from pairwise_polars.scoring import Spent
 
 SLICE_ROWS = 50_000
 """Source rows per read task."""
-CPUS_PER_WORKER = 0.25
 _RAY_ADVICE = "\nFailed to apply UDF transform"
 """Where Ray Data's advice about retries starts in a failed task's error message."""
 _BUCKETS_PREFIX = "pairwise-polars-limits-"
@@ -68,8 +67,9 @@ def connected() -> Iterator[None]:
     """Attach to the cluster ``RAY_ADDRESS`` names (or ``ray job submit`` runs in), else start
     a local one; a session already started (by the caller, a test) is used as it is. A session
     this call connected is disconnected at the end, and a local Ray it started is shut down;
-    that local Ray has a watchdog (``_ray_watchdog``), so no Ray process outlives a driver
-    killed mid-run by more than a moment."""
+    that local Ray is sized for this machine (``_ray_sizing``) and has a watchdog
+    (``_ray_watchdog``), so no Ray process outlives a driver killed mid-run by more than a
+    moment."""
     if ray.is_initialized():
         yield
         return
@@ -78,7 +78,13 @@ def connected() -> Iterator[None]:
         ray.init(logging_level=logging.WARNING)
     else:
         before = _ray_watchdog.children(os.getpid())
-        ray.init(include_dashboard=False, logging_level=logging.WARNING)
+        cpus, memory = _ray_sizing.machine_cpus(), _ray_sizing.available_memory()
+        try:
+            ray.init(**_ray_sizing.local_ray_options(cpus, memory))
+        except ValueError as exc:  # a cluster ``ray start`` began on this machine: as it is
+            if "existing cluster" not in str(exc):
+                raise
+            ray.init(logging_level=logging.WARNING)
         watchdog = _ray_watchdog.start(sorted(_ray_watchdog.children(os.getpid()) - before))
     try:
         yield
@@ -115,9 +121,7 @@ def run_chunks(
             batch_format="pyarrow",
             fn_constructor_kwargs={"job": job, "judge": judge, "buckets": buckets},
             compute=ray.data.ActorPoolStrategy(size=pool),
-            # Fractional CPUs: workers that mostly wait on the judge share a CPU, and the read
-            # and shuffle tasks always find one (a pool holding every CPU would starve them).
-            num_cpus=CPUS_PER_WORKER,
+            num_cpus=_ray_sizing.CPUS_PER_WORKER,
         )
         try:
             for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
@@ -218,8 +222,7 @@ def _pool_size(actors: int | None, n_chunks: int) -> int:
         if not isinstance(actors, int) or actors < 1:
             raise OptionError(f"actors must be a positive number of Ray workers, got {actors!r}.")
         return min(actors, n_chunks)  # an actor without a chunk would only idle
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    return max(1, min(n_chunks, cpus))
+    return _ray_sizing.pool_size(int(ray.cluster_resources().get("CPU", 1)), n_chunks)
 
 
 def _slices(source: Source) -> list[dict[str, Any]]:
