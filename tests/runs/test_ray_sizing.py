@@ -112,6 +112,7 @@ print(json.dumps({"cpus": resources["CPU"], "store": resources["object_store_mem
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_ray_the_run_starts_is_sized_for_the_machine_and_equals_local(tmp_path: Path) -> None:
+    pytest.importorskip("ray")  # the driver starts Ray: not in a venv without the extra
     source = tmp_path / "jobs.parquet"
     jobs(groups=60).write_parquet(source)
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}  # never a remote Ray
