@@ -29,6 +29,10 @@ Usage (from the repository root)::
     python benchmarks/bench_judge.py --profile 8 256            # plus cProfiles of the map
     python benchmarks/bench_judge.py --diagnose                 # plus judge-only, sdk-aiohttp-post
 
+``--before DIR`` adds ``map-before``: the map of another copy of the package (e.g. a ``git
+archive`` of an older commit unpacked in DIR), run in the same interleaved loop, so before and
+after are measured side by side.
+
 ``--write-results`` replaces the ``## Judge throughput`` section of ``benchmarks/RESULTS.md``.
 """
 
@@ -143,11 +147,25 @@ class Server:
         self.proc.wait(timeout=30)
 
 
-def run_child(variant: str, concurrency: int, work: Path, server: Server) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", variant, str(concurrency), str(work),
+BEFORE = "map-before"
+"""The map of the package in ``--before DIR``: ``map`` run with DIR first on the path."""
+
+
+def run_child(
+    variant: str, concurrency: int, work: Path, server: Server, before: str | None = None
+) -> dict[str, Any]:
+    env = None
+    if before is not None and variant in (BEFORE, "map-profile-before"):
+        env = {**os.environ, "PYTHONPATH": before}
+    elif variant == BEFORE:
+        raise ValueError(f"{BEFORE} needs --before DIR")
+    child = {BEFORE: "map", "map-profile-before": "map-profile"}.get(variant, variant)
+    cmd = [sys.executable, __file__, "--child", child, str(concurrency), str(work),
            server.base_url]  # fmt: skip
     server.counters()  # zero them: whatever came before is not this run's
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=CHILD_TIMEOUT_S)
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=ROOT, timeout=CHILD_TIMEOUT_S, env=env
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{variant} C={concurrency} failed ({done.returncode}):\n{done.stderr}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -181,7 +199,7 @@ def bench(args: argparse.Namespace, work: Path) -> tuple[list[Outcome], dict[str
         for repeat in range(args.repeats):
             for c in args.concurrency:
                 for v in args.variants:  # interleaved, so drift on a shared machine spreads out
-                    result = run_child(v, c, work, server)
+                    result = run_child(v, c, work, server, args.before)
                     hashes = result.pop("hashes")
                     family = "anthropic" if v.endswith("anthropic") else "openai"
                     if family not in reference_hashes:
@@ -201,13 +219,24 @@ def bench(args: argparse.Namespace, work: Path) -> tuple[list[Outcome], dict[str
                         flush=True,
                     )
         checks["profiles"] = [profile(work, server, c, args.requests) for c in args.profile]
+        if args.before:
+            checks["profiles"] = [
+                p
+                for c in args.profile
+                for p in (profile(work, server, c, args.requests, args.before),
+                          profile(work, server, c, args.requests))
+            ]  # fmt: skip
     finally:
         server.close()
     return list(outcomes.values()), checks
 
 
-def profile(work: Path, server: Server, concurrency: int, n: int) -> dict[str, Any]:
-    result = run_child("map-profile", concurrency, work, server)
+def profile(
+    work: Path, server: Server, concurrency: int, n: int, before: str | None = None
+) -> dict[str, Any]:
+    variant = "map-profile" if before is None else "map-profile-before"
+    result = run_child(variant, concurrency, work, server, before)
+    result["label"] = "before (--before)" if before else "this tree"
     result.pop("hashes")
     stats = pstats.Stats(str(work / "map.prof"))
     rows = []
@@ -241,7 +270,7 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
     by = {(o.variant, o.concurrency): o for o in outcomes}
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     goals: dict[str, dict[int, Any]] = {"overhead_ms": {}, "ratio": {}, "gap": {}, "split": {},
-                                        "cpu": {}, "families": {}}  # fmt: skip
+                                        "cpu": {}, "families": {}, "before": {}}  # fmt: skip
     for c in args.concurrency:
         base, same, floor = (
             by.get((BASELINE, c)),
@@ -265,6 +294,9 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
             if v == "map" and floor is not None:
                 goals["gap"][c] = _rps(floor, n) / rps
                 goals["cpu"][c] = cpu / (1000 * floor.per_request("cpu_s", n))
+            if v == BEFORE and floor is not None:
+                cpu_ratio = cpu / (1000 * floor.per_request("cpu_s", n))
+                goals["before"][c] = (_rps(floor, n) / rps, cpu_ratio)
             anthropic_floor = by.get(("aiohttp-anthropic", c))
             if v == "map-anthropic" and anthropic_floor is not None:
                 goals["families"][c] = (
@@ -314,6 +346,9 @@ def goal_lines(goals: dict[str, Any], latency: float = 0.05) -> list[str]:
             met = "met" if gap <= bound and cpu <= bound else "MISSED"
             line += f" (goal <= {bound}x and <= {bound}x): {met}"
         out.append(line)
+    for c, (gap, cpu) in sorted(goals["before"].items()):
+        out.append(f"- C={c}: {BEFORE} (the --before copy): bare aiohttp is {gap:.2f}x its "
+                   f"throughput; its CPU per request is {cpu:.2f}x bare aiohttp's")  # fmt: skip
     for c, (gap, cpu) in sorted(goals["families"].items()):
         openai = goals["gap"].get(c), goals["cpu"].get(c)
         beside = (
@@ -337,7 +372,8 @@ def profile_lines(prof: dict[str, Any]) -> list[str]:
         return f"{1000 * seconds / n:.3f}"
 
     lines = [
-        f"Map under cProfile at C={prof['concurrency']} (the profiler inflates small calls): "
+        f"Map ({prof.get('label', 'this tree')}) under cProfile at C={prof['concurrency']} "
+        "(the profiler inflates small calls): "
         f"CPU {ms(prof['cpu_s'])} ms/req; before the first request {ms(prof['before_judge_cpu_s'])}"
         f", while judging {ms(prof['judging_cpu_s'])}, after the last answer "
         f"{ms(prof['after_judge_cpu_s'])}. Own time, ms per request:",
@@ -387,13 +423,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.05, help="server latency, seconds")
     parser.add_argument("--variants", nargs="+", default=list(loops.VARIANTS),
-                        choices=loops.VARIANTS + loops.DIAGNOSTICS)  # fmt: skip
+                        choices=(*loops.VARIANTS, *loops.DIAGNOSTICS, BEFORE))  # fmt: skip
     parser.add_argument(
         "--diagnose",
         action="store_true",
         help=f"add the diagnostic variants {', '.join(loops.DIAGNOSTICS)}",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help=f"add the variant {BEFORE}: the map of the package copy in DIR, interleaved",
+    )
     parser.add_argument(
         "--profile",
         type=int,
@@ -410,6 +451,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.diagnose:
         args.variants += [v for v in loops.DIAGNOSTICS if v not in args.variants]
+    if args.before and BEFORE not in args.variants:
+        args.variants.insert(0, BEFORE)
 
     note = machine_note()
     command = "python benchmarks/bench_judge.py " + shlex.join(sys.argv[1:])

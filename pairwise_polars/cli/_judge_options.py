@@ -110,6 +110,7 @@ def request_settings(args: argparse.Namespace) -> dict[str, Any]:
         "max_retries",
         "max_retry_wait",
         "transport",
+        "poll_interval",
     )
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
@@ -152,6 +153,13 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         "--batch",
         action="store_true",
         help="send the judge requests through the provider's Batch API (half price, within 24h)",
+    )
+    group.add_argument(
+        "--poll-interval",
+        type=positive,
+        metavar="SECONDS",
+        help="with --batch: seconds between the first checks on the batches, growing 1.5x per "
+        "check up to 300 (default: 15)",
     )
     group.add_argument(
         "--score-from",

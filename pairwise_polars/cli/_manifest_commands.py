@@ -11,9 +11,9 @@ from pairwise_polars.cli._judge_options import add_price_option, prices_from
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_ci_options,
+    add_top_option,
     add_trust_options,
     cache_setting,
-    whole,
 )
 from pairwise_polars.cli._power_options import add_power_options, with_power
 from pairwise_polars.cli._verdicts import EXIT_INCONCLUSIVE, exit_code, targets_verdict
@@ -70,13 +70,7 @@ def _register_run(subparsers: Any, common: argparse.ArgumentParser) -> None:
         default="csv",
         help="format of the readable summary file (default: %(default)s)",
     )
-    run.add_argument(
-        "--top",
-        type=whole(0),
-        default=5,
-        metavar="N",
-        help="most divergent pairs shown per metric in the report (default: 5)",
-    )
+    add_top_option(run, where=" in the report")
     add_ci_options(run)
     run.set_defaults(handler=_run, dialect="manifest")
 

@@ -91,6 +91,21 @@ def add_trust_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# -- the report --------------------------------------------------------------------------------
+
+
+def add_top_option(parser: argparse.ArgumentParser, *, where: str = "") -> None:
+    """``--top N``: the most divergent pairs the report shows per metric (``where``: said after
+    "per metric" in the help)."""
+    parser.add_argument(
+        "--top",
+        type=whole(0),
+        default=5,
+        metavar="N",
+        help=f"most divergent pairs shown per metric{where} (default: 5)",
+    )
+
+
 # -- cache -------------------------------------------------------------------------------------
 
 

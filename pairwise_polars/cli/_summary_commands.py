@@ -12,7 +12,12 @@ import polars as pl
 from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
 from pairwise_polars.cli._gate_options import gates_from
-from pairwise_polars.cli._options import add_ci_options, add_summary_options, summary_from, whole
+from pairwise_polars.cli._options import (
+    add_ci_options,
+    add_summary_options,
+    add_top_option,
+    summary_from,
+)
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
 from pairwise_polars.cli._panel_command import with_stability
 from pairwise_polars.cli._verdicts import exit_code
@@ -63,13 +68,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     report.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file")
     report.add_argument("--title", default="Pairwise fairness report")
-    report.add_argument(
-        "--top",
-        type=whole(0),
-        default=5,
-        metavar="N",
-        help="most divergent pairs shown per metric (default: 5)",
-    )
+    add_top_option(report)
     add_summary_options(report)
     add_ci_options(report)
     report.set_defaults(handler=_report)

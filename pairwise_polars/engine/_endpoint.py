@@ -36,7 +36,8 @@ from pairwise_polars.engine._failures import (
     redact,
     scrub_row,
 )
-from pairwise_polars.engine._limits import SHARED_LIMITS, RateLimiter, Slots
+from pairwise_polars.engine._heap import settled_heap
+from pairwise_polars.engine._limits import SHARED_LIMITS, Handoff, RateLimiter, Slots
 from pairwise_polars.engine._pacing import Pacer
 from pairwise_polars.engine._request import Request
 from pairwise_polars.engine._retries import (
@@ -169,27 +170,30 @@ class ChatEndpoint(Endpoint, Generic[R]):
         yet stored never exceed ``max_concurrency``: after a crash, at most that many repeat."""
         requests = iter(items)
         slots = Slots(self.max_concurrency)
-        done: asyncio.Queue[Done] = asyncio.Queue()
+        handoff: Handoff[Done] = Handoff()
         state = self._run_state(structured)
         client = self._transport()
         try:
             workers = [
-                asyncio.create_task(self._work(client, state, requests, slots, done))
+                asyncio.create_task(self._work(client, state, requests, slots, handoff))
                 for _ in range(self.max_concurrency)
             ]
             finished = asyncio.ensure_future(asyncio.gather(*workers))
+            finished.add_done_callback(lambda _: handoff.close())
             try:
-                fatal: BaseException | None = None
-                while not (finished.done() and done.empty()):
-                    batch = await _next_batch(done, finished)
-                    fatal = fatal or next((b for b in batch if isinstance(b, BaseException)), None)
-                    results = [b for b in batch if not isinstance(b, BaseException)]
-                    if results:
-                        yield results
-                    for _ in batch:  # taken (and stored) by the caller: their slots are free
-                        slots.release()
-                if fatal is not None:
-                    raise fatal
+                with settled_heap():
+                    fatal: BaseException | None = None
+                    while batch := await handoff.take():
+                        fatal = fatal or next(
+                            (b for b in batch if isinstance(b, BaseException)), None
+                        )
+                        results = [b for b in batch if not isinstance(b, BaseException)]
+                        if results:
+                            yield results
+                        for _ in batch:  # taken (and stored) by the caller: slots are free
+                            slots.release()
+                    if fatal is not None:
+                        raise fatal
             finally:
                 for task in workers:
                     task.cancel()
@@ -203,7 +207,7 @@ class ChatEndpoint(Endpoint, Generic[R]):
         state: RunState,
         requests: Iterator[R],
         slots: Slots,
-        done: asyncio.Queue[Done],
+        handoff: Handoff[Done],
     ) -> None:
         """One worker: take a slot, send the next request, hand its row over; until none is
         left or the run stopped."""
@@ -214,14 +218,14 @@ class ChatEndpoint(Endpoint, Generic[R]):
                 slots.release()
                 return
             try:
-                done.put_nowait(await self._one(client, state, request))
+                handoff.put(await self._one(client, state, request))
             except Stop as stop:
                 state.stopped = True
-                done.put_nowait(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
+                handoff.put(JudgeError(str(stop), detail=stop.detail, fixes=stop.fixes))
                 return
             except Exception as exc:  # a bug must not lose the other rows
                 error = redact(f"{type(exc).__name__}: {exc}", state.secrets)
-                done.put_nowait(failure_row(request.key, error, 1, 0.0))
+                handoff.put(failure_row(request.key, error, 1, 0.0))
 
     async def _one(self, client: Transport, state: RunState, request: R) -> dict[str, Any]:
         """Send one request until it is answered, fails for good, or stops the run. A re-ask
@@ -230,7 +234,8 @@ class ChatEndpoint(Endpoint, Generic[R]):
         started = time.perf_counter()
         attempts, retries = 1, 0
         while True:
-            await state.throttle(len(request.messages) // 4 + self.max_tokens)
+            if state.limited():  # a coroutine less per attempt when nothing limits the run
+                await state.throttle(len(request.messages) // 4 + self.max_tokens)
             sending, structured, chat = self._sending(client, state, request, chat)
             try:
                 reply = await sending
@@ -331,16 +336,3 @@ class ChatEndpoint(Endpoint, Generic[R]):
                 f"answers chat completions, the timeout ({self.timeout:g} s) and "
                 "max_retry_wait; results so far are cached."
             )
-
-
-async def _next_batch(done: asyncio.Queue[Done], finished: asyncio.Future[Any]) -> list[Done]:
-    """Everything the workers have handed over, once there is something (or they finished)."""
-    getter = asyncio.ensure_future(done.get())
-    await asyncio.wait({getter, finished}, return_when=asyncio.FIRST_COMPLETED)
-    if not getter.done():
-        getter.cancel()
-        return []
-    batch = [getter.result()]
-    while not done.empty():  # drain: one batch for everything that is ready
-        batch.append(done.get_nowait())
-    return batch

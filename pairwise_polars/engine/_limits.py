@@ -1,5 +1,5 @@
-"""Request- and token-rate limits (token buckets that wait, with no polling loop) and the
-engine's slots of concurrent requests."""
+"""Request- and token-rate limits (token buckets that wait, with no polling loop), the
+engine's slots of concurrent requests, and the hand-off of its workers' results."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import asyncio
 import time
 from collections import deque
 from contextvars import ContextVar
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class RateLimiter:
@@ -64,6 +66,39 @@ class Slots:
                 waiter.set_result(None)
                 return
         self._free += 1
+
+
+class Handoff(Generic[T]):
+    """What many workers hand to one consumer: :meth:`put` never waits; :meth:`take` waits
+    until there is something and takes all of it as one batch. One future per wait, none per
+    item: an ``asyncio.Queue`` read in batches cost a task and an ``asyncio.wait`` per batch."""
+
+    def __init__(self) -> None:
+        self._items: list[T] = []
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed = False
+
+    def put(self, item: T) -> None:
+        self._items.append(item)
+        self._wake()
+
+    def close(self) -> None:
+        """Nothing more will be put: a :meth:`take` on nothing returns ``[]`` from now on."""
+        self._closed = True
+        self._wake()
+
+    async def take(self) -> list[T]:
+        """Everything put since the last take, once there is something; ``[]`` once closed."""
+        while not self._items and not self._closed:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        items, self._items = self._items, []
+        return items
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 class Limiter(Protocol):

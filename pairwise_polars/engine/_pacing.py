@@ -78,6 +78,9 @@ class Pacer:
             self._until = until
             self.pauses += 1
 
+    def paused(self) -> bool:
+        return self._until > time.monotonic()
+
     async def wait(self) -> None:
         while (delay := self._until - time.monotonic()) > 0:
             await asyncio.sleep(delay)

@@ -25,6 +25,14 @@ class RunState:
     encoded: dict[Any, tuple[bytes, bytes]] = field(default_factory=dict)
     """A body's encoded bytes before and after its messages, by (structured, rubric)."""
 
+    def limited(self) -> bool:
+        """Whether :meth:`throttle` may wait: a rate limit, or the provider's pause now."""
+        return (
+            self.rpm is not None
+            or self.tpm is not None
+            or (self.pacer is not None and self.pacer.paused())
+        )
+
     async def throttle(self, tokens: int) -> None:
         if self.pacer is not None:
             await self.pacer.wait()

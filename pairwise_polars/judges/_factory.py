@@ -28,6 +28,8 @@ _CHAT_ONLY = (
     "max_retry_wait",
     "transport",
 )
+_BATCH_ONLY = ("poll_interval", "max_poll_interval")
+"""Settings only a Batch API judge has (how often it asks whether its batches are done)."""
 
 
 def build_judge(
@@ -84,6 +86,12 @@ def build_judge(
         if provider == "anthropic":
             return AnthropicBatchJudge(model, api_key=api_key, base_url=base_url, **given)
         return OpenAIBatchJudge(model, api_key=api_key, base_url=base_url, **given)
+    batch_only = sorted(set(given) & set(_BATCH_ONLY))
+    if batch_only:
+        raise OptionError(
+            f"The chat judge has no {', '.join(batch_only)}: only a Batch API judge polls for "
+            "its batches. Add --batch / batch=True, or leave them out."
+        )
     if provider == "anthropic":
         return AnthropicJudge(model, api_key=api_key, base_url=base_url, **given)
     return OpenAIJudge(model, api_key=api_key, base_url=base_url, **given)

@@ -55,6 +55,7 @@ CONTROL_ROLE = "control"
 group's reference (``group``) or as a ``poles[0]`` row (``contrastive``). It pairs with that row
 as a control pair (``pair_kind == "control"``): the divergence re-asking alone gives."""
 _EXAMPLES = 5
+_SEEN_ROLES = ("no_reference", "missing_pole")  # problems whose detail lists the role values
 
 
 class GroupOptions(ColumnNames, total=False):
@@ -201,7 +202,6 @@ def group_problems(
         n_ids=own.ids.n_unique(),
         n_null_ids=own.ids.is_null().sum(),
         n_id_rows=own.id_rows,
-        roles=roles,
         **own.counts,
     )
     conditions = {
@@ -211,15 +211,18 @@ def group_problems(
         "null_id": keyed & (pl.col("n_null_ids") > 0),
         "duplicate_ids": keyed & (pl.col("n_ids") < pl.col("n_id_rows")),
     }
-    parts = [
-        stats.filter(cond).select(
-            g,
-            problem=pl.lit(name),
-            n_rows=pl.col("n_rows").cast(pl.Int64),
-            detail=own.details.get(name, pl.lit(None, pl.String)),
+    parts = []
+    for name, cond in conditions.items():
+        failing = stats.filter(cond)
+        if name in _SEEN_ROLES:  # the role values, gathered only for the groups that fail
+            seen = frame.join(failing.select(g), on=g, how="semi").group_by(g).agg(roles)
+            failing = failing.join(seen, on=g, how="left")
+        detail = own.details.get(name, pl.lit(None, pl.String))
+        parts.append(
+            failing.select(
+                g, problem=pl.lit(name), n_rows=pl.col("n_rows").cast(pl.Int64), detail=detail
+            )
         )
-        for name, cond in conditions.items()
-    ]
     parts.append(unknown_roles(frame, g, r, strategy, reference, poles, control))
     return pl.concat(parts, how="vertical").sort(
         "problem", g, DETAIL, nulls_last=True, maintain_order=True

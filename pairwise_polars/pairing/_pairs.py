@@ -134,7 +134,11 @@ def form_pairs(
     enforce(problems, columns, strategy, on_invalid, n_groups)
     if not problems.is_empty():
         frame = frame.join(
-            problems.lazy().select(group_by).unique(), on=group_by, how="anti", nulls_equal=True
+            problems.lazy().select(group_by).unique(),
+            on=group_by,
+            how="anti",
+            nulls_equal=True,
+            maintain_order="left",  # the in-memory order promise holds when groups are skipped
         )
 
     pairs = _join_sides(
@@ -244,15 +248,20 @@ def skip_reason() -> pl.Expr:
     for side in ("a", "b"):
         out = pl.col(f"output_{side}")
         reasons.append(pl.when(out.is_null()).then(pl.lit(f"null output_{side}")))
-        reasons.append(
-            pl.when(out.str.strip_chars().str.len_bytes() == 0).then(pl.lit(f"empty output_{side}"))
-        )
+        # no non-whitespace character (Unicode White_Space, as strip_chars): no stripped copy
+        blank = ~out.str.contains(r"\S")
+        reasons.append(pl.when(blank).then(pl.lit(f"empty output_{side}")))
     for side in ("a", "b"):
         reasons.append(
             pl.when(pl.col(f"input_{side}").is_null()).then(pl.lit(f"null input_{side}"))
         )
     texts = ("input_a", "input_b", "output_a", "output_b")
-    size = pl.sum_horizontal(pl.col(c).str.len_chars().fill_null(0) for c in texts)
+    # A character is at least a byte: count characters only where the bytes could be too many.
+    n_bytes = pl.sum_horizontal(pl.col(c).str.len_bytes().fill_null(0) for c in texts)
+    big = n_bytes > MAX_PAIR_CHARS
+    size = pl.sum_horizontal(
+        pl.when(big).then(pl.col(c)).str.len_chars().fill_null(0) for c in texts
+    )
     reasons.append(
         pl.when(size > MAX_PAIR_CHARS).then(
             pl.format(

@@ -30,13 +30,13 @@ def unknown_roles(
         return values.replace_strict(verdicts, default=None, return_dtype=pl.String)
 
     detail = pl.col("__role").map_batches(judge, return_dtype=pl.String, is_elementwise=True)
+    # Judged per row before grouping, so only the (usually no) rows of unknown roles are grouped.
     return (
         frame.select(g, role.alias("__role"))
-        .filter(pl.col("__role").is_not_null())
-        .group_by(g, "__role")
-        .agg(n_rows=pl.len().cast(pl.Int64))
         .with_columns(detail.alias(DETAIL))
         .filter(pl.col(DETAIL).is_not_null() & pl.col(g).is_not_null())
+        .group_by(g, "__role", DETAIL)
+        .agg(n_rows=pl.len().cast(pl.Int64))
         .select(g, problem=pl.lit("unknown_role"), n_rows="n_rows", detail=DETAIL)
     )
 

@@ -39,14 +39,19 @@ from pairwise_polars._errors import OptionError, PairwiseError
 from pairwise_polars.engine._limits import RateLimiter
 from pairwise_polars.io import Source, scan_source
 from pairwise_polars.judges import Judge
-from pairwise_polars.runs import _ray_watchdog
+from pairwise_polars.runs import _ray_sizing, _ray_watchdog
 from pairwise_polars.runs._chunks import POS, Chunk
-from pairwise_polars.runs._ray_worker import CHUNK, USAGE_FIELDS, ChunkJob, ChunkScorer
+from pairwise_polars.runs._ray_worker import (
+    CHUNK,
+    USAGE_FIELDS,
+    ChunkJob,
+    ChunkScorer,
+    ChunkSource,
+)
 from pairwise_polars.scoring import Spent
 
 SLICE_ROWS = 50_000
 """Source rows per read task."""
-CPUS_PER_WORKER = 0.25
 _RAY_ADVICE = "\nFailed to apply UDF transform"
 """Where Ray Data's advice about retries starts in a failed task's error message."""
 _BUCKETS_PREFIX = "pairwise-polars-limits-"
@@ -68,8 +73,9 @@ def connected() -> Iterator[None]:
     """Attach to the cluster ``RAY_ADDRESS`` names (or ``ray job submit`` runs in), else start
     a local one; a session already started (by the caller, a test) is used as it is. A session
     this call connected is disconnected at the end, and a local Ray it started is shut down;
-    that local Ray has a watchdog (``_ray_watchdog``), so no Ray process outlives a driver
-    killed mid-run by more than a moment."""
+    that local Ray is sized for this machine (``_ray_sizing``) and has a watchdog
+    (``_ray_watchdog``), so no Ray process outlives a driver killed mid-run by more than a
+    moment."""
     if ray.is_initialized():
         yield
         return
@@ -78,7 +84,13 @@ def connected() -> Iterator[None]:
         ray.init(logging_level=logging.WARNING)
     else:
         before = _ray_watchdog.children(os.getpid())
-        ray.init(include_dashboard=False, logging_level=logging.WARNING)
+        cpus, memory = _ray_sizing.machine_cpus(), _ray_sizing.available_memory()
+        try:
+            ray.init(**_ray_sizing.local_ray_options(cpus, memory))
+        except ValueError as exc:  # a cluster ``ray start`` began on this machine: as it is
+            if "existing cluster" not in str(exc):
+                raise
+            ray.init(logging_level=logging.WARNING)
         watchdog = _ray_watchdog.start(sorted(_ray_watchdog.children(os.getpid()) - before))
     try:
         yield
@@ -104,21 +116,29 @@ def run_chunks(
     with connected():
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = progress
+        context.raise_original_map_exception = True  # a worker's own error, not Ray's wrapper
         tally = RayTally()
         if not todo:
             return tally
         pool = _pool_size(actors, len(todo))
         buckets = _buckets(judge)
-        rows = _chunk_rows(source, schema, id_column, todo, job.group_by)
-        scored = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2)).map_groups(
-            ChunkScorer,
-            batch_format="pyarrow",
-            fn_constructor_kwargs={"job": job, "judge": judge, "buckets": buckets},
-            compute=ray.data.ActorPoolStrategy(size=pool),
-            # Fractional CPUs: workers that mostly wait on the judge share a CPU, and the read
-            # and shuffle tasks always find one (a pool holding every CPU would starve them).
-            num_cpus=CPUS_PER_WORKER,
-        )
+        scorer = {
+            "fn_constructor_kwargs": {"job": job, "judge": judge, "buckets": buckets},
+            "compute": ray.data.ActorPoolStrategy(size=pool),
+            "num_cpus": _ray_sizing.CPUS_PER_WORKER,
+            "batch_format": "pyarrow",
+        }
+        slices = _slices(source)
+        if _together(todo, slices):  # each worker reads its own chunk's rows: no shuffle
+            reads = ChunkSource(source, id_column, {c.index: c for c in todo})
+            scorer["fn_constructor_kwargs"]["reads"] = reads
+            items = [{CHUNK: c.index} for c in todo]
+            chunks = ray.data.from_items(items, override_num_blocks=len(todo))
+            scored = chunks.map_batches(ChunkScorer, batch_size=1, **scorer)
+        else:  # scattered groups: the source read once, each chunk's rows shuffled together
+            rows = _chunk_rows(source, slices, schema, id_column, todo, job.group_by)
+            grouped = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2))
+            scored = grouped.map_groups(ChunkScorer, **scorer)
         try:
             for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
                 for row in cast(pa.Table, batch).to_pylist():
@@ -134,8 +154,20 @@ def run_chunks(
         return tally
 
 
+def _together(todo: list[Chunk], slices: list[dict[str, Any]]) -> bool:
+    """Whether reading each chunk's own row range reads no more rows than reading the whole
+    source once (true when each group's rows sit together, as runs are usually written)."""
+    span = sum(c.last_row - c.first_row + 1 for c in todo)
+    return span <= sum(s["length"] for s in slices)
+
+
 def _chunk_rows(
-    source: Source, schema: pl.Schema, id_column: str, todo: list[Chunk], group_by: str
+    source: Source,
+    slices: list[dict[str, Any]],
+    schema: pl.Schema,
+    id_column: str,
+    todo: list[Chunk],
+    group_by: str,
 ) -> ray.data.Dataset:
     """The source's rows of the ``todo`` chunks as a Ray dataset, each row with its chunk's
     index (``CHUNK``), read slice by slice on the cluster."""
@@ -145,7 +177,6 @@ def _chunk_rows(
             for c in todo
         ]
     )
-    slices = _slices(source)
     reader = {
         "schema": dict(schema),
         "id_column": id_column,
@@ -218,8 +249,7 @@ def _pool_size(actors: int | None, n_chunks: int) -> int:
         if not isinstance(actors, int) or actors < 1:
             raise OptionError(f"actors must be a positive number of Ray workers, got {actors!r}.")
         return min(actors, n_chunks)  # an actor without a chunk would only idle
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    return max(1, min(n_chunks, cpus))
+    return _ray_sizing.pool_size(int(ray.cluster_resources().get("CPU", 1)), n_chunks)
 
 
 def _slices(source: Source) -> list[dict[str, Any]]:

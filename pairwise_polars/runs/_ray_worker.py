@@ -21,11 +21,12 @@ import pyarrow as pa
 from pairwise_polars._errors import RunStateError
 from pairwise_polars.engine import JudgementCache
 from pairwise_polars.engine._limits import SHARED_LIMITS
+from pairwise_polars.io import Source
 from pairwise_polars.judges import Judge, traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._sided import awith_judged_sided_outcomes
 from pairwise_polars.pairing import PairingOptions, Strategy
-from pairwise_polars.runs._chunks import POS
+from pairwise_polars.runs._chunks import POS, Chunk, read_chunk, scan_rows
 from pairwise_polars.runs._journal import JOURNAL
 from pairwise_polars.runs._parts import chunk_pairs, write_part
 from pairwise_polars.runs._store import LocalStore, ObjectStore, run_store
@@ -68,6 +69,17 @@ class ChunkJob:
     """The outcome metric the judge reads each response on (None: the heuristic reads)."""
 
 
+@dataclass(frozen=True)
+class ChunkSource:
+    """Where a worker reads its chunks' rows itself, as the local runner reads them (a source
+    whose groups sit together: each chunk is one short range of rows): the run's source, its
+    id column, and each chunk's row range and groups."""
+
+    source: Source
+    id_column: str
+    chunks: dict[int, Chunk]
+
+
 def _worker_store(job: ChunkJob) -> LocalStore | ObjectStore:
     """Where this worker writes its parts: straight into the run's store. A local destination
     must be the same folder on every node (a shared filesystem): a worker that cannot see the
@@ -107,8 +119,11 @@ class ChunkScorer:
     Built once per actor: the judge, the cache connection, an event loop, and the handle of the
     shared rate-limit actor; every chunk the actor gets reuses them."""
 
-    def __init__(self, job: ChunkJob, judge: Judge, buckets: Any) -> None:
+    def __init__(
+        self, job: ChunkJob, judge: Judge, buckets: Any, reads: ChunkSource | None = None
+    ) -> None:
         self.job = job
+        self.reads = reads
         self.judge = judge
         cacheable = traits_of(judge).cacheable
         self.store = JudgementCache(job.cache) if job.cache is not None and cacheable else None
@@ -118,14 +133,18 @@ class ChunkScorer:
             self.limits = (_RemoteBucket(buckets, "requests"), _RemoteBucket(buckets, "tokens"))
 
     def __call__(self, rows: pa.Table) -> pa.Table:
+        """``rows``: a chunk's source rows tagged with its index (shuffled to this worker), or,
+        with ``reads``, one row naming the chunk this worker reads itself."""
         frame = pl.from_arrow(rows)
         assert isinstance(frame, pl.DataFrame)
-        frame = frame.sort(POS)  # the chunk's rows in file order, as the local runner reads them
         index = int(frame[CHUNK][0])
         job = self.job
-        pairs = chunk_pairs(
-            frame.drop(POS, CHUNK), index, job.n_pairs[index], job.strategy, job.pairing
-        )
+        if self.reads is not None:
+            scan = scan_rows(self.reads.source, self.reads.id_column)
+            frame = read_chunk(scan, self.reads.chunks[index], job.group_by)
+        else:  # the chunk's rows in file order, as the local runner reads them
+            frame = frame.sort(POS).drop(POS, CHUNK)
+        pairs = chunk_pairs(frame, index, job.n_pairs[index], job.strategy, job.pairing)
         scored, judged, usage = self.loop.run_until_complete(self._score(pairs))
         written, entry = write_part(
             _worker_store(job), index, pairs.height, scored, keep_text=job.keep_text, run=job.run

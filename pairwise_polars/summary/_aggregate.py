@@ -323,7 +323,9 @@ def _per_slice(collected: pl.DataFrame, keys: list[str], labelled: bool) -> pl.D
     groups = [c for c in collected.columns if c not in known]
     order = _sum_order(collected, keys, groups)
     sums = collected.lazy()
-    if len(groups) == 1:  # the group column: controls are the noise of their group
+    # The group column: controls are the noise of their group (nothing to attach without any:
+    # the join would only copy zeros).
+    if len(groups) == 1 and collected["n_control"].sum() > 0:
         sums = attach_controls(sums, keys, groups[0])
         if labelled:
             sums = attach_control_labels(sums, keys, groups[0])

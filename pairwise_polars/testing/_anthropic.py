@@ -19,6 +19,7 @@ from aiohttp import web
 
 from . import _replies
 from ._anthropic_batches import MessageBatches
+from ._received import NOT_JSON
 
 if TYPE_CHECKING:
     from ._server import TestServer
@@ -47,25 +48,17 @@ class MessagesDialect:
         self.batches.clear()
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_post("/v1/messages", self._messages)
+        app.router.add_post("/v1/messages", self.server._tracked(self._answer, "x-api-key"))
         self.batches.add_routes(app)
 
     def authorised(self, request: web.Request) -> bool:
         expected = self.server._expected_auth
         return expected is None or f"Bearer {request.headers.get('x-api-key')}" == expected
 
-    async def _messages(self, request: web.Request) -> web.StreamResponse:
-        return await self.server._tracked(request, self._answer, "x-api-key")
-
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, body: Any) -> web.StreamResponse:
         server = self.server
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
+        if body is NOT_JSON:
             return self._fail("400", "invalid_request_error", "The body is not valid JSON.")
-        if isinstance(body, dict):
-            server._count_body(body)
-        server._remember(request, body)
         if not self.authorised(request):
             return self._fault("401", "")
         if not request.headers.get("anthropic-version"):
@@ -138,9 +131,7 @@ class MessagesDialect:
         if fault == "malformed":
             answer = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
-            with server._lock:
-                nth = server._off_rubric_seen
-                server._off_rubric_seen += 1
+            nth = server._next_off_rubric()
             answer = json.loads(_replies.off_rubric(scale, nth)) if tool else None
             answer = answer or _replies.off_rubric(scale, nth)
         elif server.reply is not None:
@@ -159,9 +150,7 @@ class MessagesDialect:
         self, model: str, answer: str | dict[str, Any], tool: dict[str, Any] | None, texts: list
     ) -> dict[str, Any]:
         server = self.server
-        with server._lock:
-            server._seq += 1
-            seq = server._seq
+        seq = server._next_reply()
         if isinstance(answer, dict) and tool:
             block: dict[str, Any] = {"type": "tool_use", "id": f"toolu_test_{seq}",
                                      "name": tool["name"], "input": answer}  # fmt: skip

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from ._batches import BatchSettings
+from ._batches import BatchSettings, add_guarded_routes
 
 if TYPE_CHECKING:
     from ._anthropic import MessagesDialect
@@ -54,14 +54,15 @@ class MessageBatches:
         self._work.clear()
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_post("/v1/messages/batches", self._create)
-        app.router.add_get("/v1/messages/batches/{batch_id}", self._retrieve)
-        app.router.add_get("/v1/messages/batches/{batch_id}/results", self._results)
-        app.router.add_post("/v1/messages/batches/{batch_id}/cancel", self._cancel)
+        batch = "/v1/messages/batches/{batch_id}"
+        add_guarded_routes(app, self._refuse, (
+            ("POST", "/v1/messages/batches", "messages.batches.create", self._create),
+            ("GET", batch, "messages.batches.retrieve", self._retrieve),
+            ("GET", f"{batch}/results", "messages.batches.results", self._results),
+            ("POST", f"{batch}/cancel", "messages.batches.cancel", self._cancel),
+        ))  # fmt: skip
 
     async def _create(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "messages.batches.create")) is not None:
-            return refused
         try:
             body = json.loads(await request.read())
         except ValueError:
@@ -98,22 +99,14 @@ class MessageBatches:
         return _json(200, self.objects[batch_id])
 
     async def _retrieve(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "messages.batches.retrieve")) is not None:
-            return refused
         batch_id = request.match_info["batch_id"]
-        if batch_id not in self.objects:
-            return _error(404, f"No such batch: {batch_id}", kind="not_found_error")
         status = self.server.batch.retrieve_status
         if status is not None:
             return _error(status, "Internal server error", kind="api_error")
         return _json(200, self._advance(batch_id))
 
     async def _results(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "messages.batches.results")) is not None:
-            return refused
         batch_id = request.match_info["batch_id"]
-        if batch_id not in self.objects:
-            return _error(404, f"No such batch: {batch_id}", kind="not_found_error")
         work = self._work[batch_id]
         self._advance(batch_id)
         if work.results is None:
@@ -122,11 +115,7 @@ class MessageBatches:
         return web.Response(body=data, content_type="application/x-jsonl")
 
     async def _cancel(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "messages.batches.cancel")) is not None:
-            return refused
         batch_id = request.match_info["batch_id"]
-        if batch_id not in self.objects:
-            return _error(404, f"No such batch: {batch_id}", kind="not_found_error")
         batch = self._advance(batch_id)
         if batch["processing_status"] == "in_progress":
             self._work[batch_id].cancel_requested = time.monotonic()
@@ -179,6 +168,9 @@ class MessageBatches:
             sent = request.headers.get("x-api-key")
             echo = f" (request had x-api-key: {sent})" if self.server.faults.echo_auth else ""
             return _error(401, "invalid x-api-key" + echo, kind="authentication_error")
+        batch_id = request.match_info.get("batch_id")
+        if batch_id is not None and batch_id not in self.objects:
+            return _error(404, f"No such batch: {batch_id}", kind="not_found_error")
         return None
 
 

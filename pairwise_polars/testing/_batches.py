@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +22,7 @@ from ._batch_lines import ENDPOINT, jsonl, read_lines
 if TYPE_CHECKING:
     from ._server import TestServer
 
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 _ACTIVE = ("validating", "in_progress", "finalizing", "cancelling")
 _EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."
 
@@ -94,19 +96,19 @@ class BatchBackend:
         self._work.clear()
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_post("/v1/files", self._create_file)
-        app.router.add_get("/v1/files/{file_id}", self._retrieve_file)
-        app.router.add_get("/v1/files/{file_id}/content", self._file_content)
-        app.router.add_post("/v1/batches", self._create_batch)
-        app.router.add_get("/v1/batches", self._list_batches)
-        app.router.add_get("/v1/batches/{batch_id}", self._retrieve_batch)
-        app.router.add_post("/v1/batches/{batch_id}/cancel", self._cancel_batch)
+        add_guarded_routes(app, self._refuse, (
+            ("POST", "/v1/files", "files.create", self._create_file),
+            ("GET", "/v1/files/{file_id}", "files.retrieve", self._retrieve_file),
+            ("GET", "/v1/files/{file_id}/content", "files.content", self._file_content),
+            ("POST", "/v1/batches", "batches.create", self._create_batch),
+            ("GET", "/v1/batches", "batches.list", self._list_batches),
+            ("GET", "/v1/batches/{batch_id}", "batches.retrieve", self._retrieve_batch),
+            ("POST", "/v1/batches/{batch_id}/cancel", "batches.cancel", self._cancel_batch),
+        ))  # fmt: skip
 
     # -- files -----------------------------------------------------------------------------
 
     async def _create_file(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "files.create")) is not None:
-            return refused
         form = await request.post()
         upload, purpose = form.get("file"), form.get("purpose")
         if not isinstance(upload, web.FileField):
@@ -132,26 +134,16 @@ class BatchBackend:
         return meta
 
     async def _retrieve_file(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "files.retrieve")) is not None:
-            return refused
-        file = self.files.get(request.match_info["file_id"])
-        if file is None:
-            return _no_such("file", request.match_info["file_id"])
+        file = self.files[request.match_info["file_id"]]
         return _json(200, {k: v for k, v in file.items() if k != "data"})
 
     async def _file_content(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "files.content")) is not None:
-            return refused
-        file = self.files.get(request.match_info["file_id"])
-        if file is None:
-            return _no_such("file", request.match_info["file_id"])
+        file = self.files[request.match_info["file_id"]]
         return web.Response(body=file["data"], content_type="application/octet-stream")
 
     # -- batches ---------------------------------------------------------------------------
 
     async def _create_batch(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "batches.create")) is not None:
-            return refused
         try:
             body = json.loads(await request.read())
         except ValueError:
@@ -207,19 +199,13 @@ class BatchBackend:
         return _json(200, self.objects[batch_id])
 
     async def _retrieve_batch(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "batches.retrieve")) is not None:
-            return refused
         batch_id = request.match_info["batch_id"]
-        if batch_id not in self.objects:
-            return _no_such("batch", batch_id)
         status = self.server.batch.retrieve_status
         if status is not None:
             return _error(status, "The server had an error while processing your request.")
         return _json(200, self._advance(batch_id))
 
     async def _list_batches(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "batches.list")) is not None:
-            return refused
         ids = list(reversed(self.objects))  # newest first, as OpenAI lists them
         after = request.query.get("after")
         if after in ids:
@@ -238,11 +224,7 @@ class BatchBackend:
         )
 
     async def _cancel_batch(self, request: web.Request) -> web.Response:
-        if (refused := self._refuse(request, "batches.cancel")) is not None:
-            return refused
         batch_id = request.match_info["batch_id"]
-        if batch_id not in self.objects:
-            return _no_such("batch", batch_id)
         batch = self._advance(batch_id)
         if batch["status"] not in ("validating", "in_progress"):
             return _error(409, f"Cannot cancel a batch with status {batch['status']!r}.")
@@ -350,7 +332,34 @@ class BatchBackend:
         if expected is not None and sent != expected:
             echo = f" (request had Authorization: {sent})" if self.server.faults.echo_auth else ""
             return _error(401, "Incorrect API key provided." + echo, code="invalid_api_key")
+        for kind, known in (("file", self.files), ("batch", self.objects)):
+            ident = request.match_info.get(f"{kind}_id")
+            if ident is not None and ident not in known:
+                return _no_such(kind, ident)
         return None
+
+
+def add_guarded_routes(
+    app: web.Application,
+    refuse: Callable[[web.Request, str], web.Response | None],
+    routes: Sequence[tuple[str, str, str, Handler]],
+) -> None:
+    """Add ``routes`` (method, path, route name, handler), each behind what every Batch API
+    route checks first: ``refuse`` counts the call under its route name and answers a bad key
+    or an id in the path that names nothing."""
+    for method, path, route, handler in routes:
+        add = app.router.add_get if method == "GET" else app.router.add_post
+        add(path, _guarded(refuse, route, handler))
+
+
+def _guarded(
+    refuse: Callable[[web.Request, str], web.Response | None], route: str, handler: Handler
+) -> Handler:
+    async def checked(request: web.Request) -> web.Response:
+        refused = refuse(request, route)
+        return refused if refused is not None else await handler(request)
+
+    return checked
 
 
 def _json(status: int, payload: dict[str, Any]) -> web.Response:

@@ -18,6 +18,7 @@ from aiohttp import web
 from . import _replies
 from ._batch_lines import line_error
 from ._faults import Faults
+from ._received import NOT_JSON
 
 if TYPE_CHECKING:
     from ._server import TestServer
@@ -32,22 +33,15 @@ class ChatDialect:
         self.server = server
 
     def add_routes(self, app: web.Application) -> None:
-        app.router.add_post("/v1/chat/completions", self.answer)
+        app.router.add_post(
+            "/v1/chat/completions", self.server._tracked(self._answer, "Authorization")
+        )
         app.router.add_get("/v1/models", self._list_models)
 
-    async def answer(self, request: web.Request) -> web.StreamResponse:
-        """``POST /v1/chat/completions``: counted and tracked like every model request."""
-        return await self.server._tracked(request, self._answer, "Authorization")
-
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, body: Any) -> web.StreamResponse:
         server = self.server
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
+        if body is NOT_JSON:
             return self._fail(400, "We could not parse the JSON body of your request.", param=None)
-        if isinstance(body, dict):
-            server._count_body(body)
-        server._remember(request, body)
         refused = self._refused(request, body)
         if refused is not None:
             return refused
@@ -176,9 +170,7 @@ class ChatDialect:
         elif fault == "malformed":
             content = _replies.MALFORMED_CONTENT
         elif fault == "off_rubric":
-            with server._lock:
-                nth = server._off_rubric_seen
-                server._off_rubric_seen += 1
+            nth = server._next_off_rubric()
             content = _replies.off_rubric(_replies.score_scale(body), nth)
         elif server.reply is not None:
             custom = server.reply(body)
@@ -195,9 +187,7 @@ class ChatDialect:
         if record and fault != "timeout":  # a timeout waited out still counts as a timeout
             server._record(fault or "ok")
 
-        with server._lock:
-            server._seq += 1
-            seq = server._seq
+        seq = server._next_reply()
         prompt_tokens = _replies.token_estimate(sum(map(len, texts)))
         completion_tokens = _replies.token_estimate(len(content))
         usage: dict[str, Any] = {

@@ -8,6 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+NOT_JSON: Any = object()
+"""What :meth:`TestServer._read_body` gives for a body that is not JSON (``null`` is JSON)."""
+
 CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key")
 """Headers whose values are masked (``Bearer ***``, ``***``): their presence is what is kept."""
 

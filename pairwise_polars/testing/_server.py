@@ -20,8 +20,11 @@ from ._batches import BatchBackend, BatchSettings
 from ._chat import ChatDialect, echo_auth, error_body, json_response
 from ._faults import Faults
 from ._judge_behaviours import BehaviourName, JudgeBehaviour, as_behaviour
-from ._received import ReceivedRequest
+from ._received import NOT_JSON, ReceivedRequest
 
+ModelAnswer = Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
+"""A dialect's answer to a model request, given its body as ``_read_body`` read it."""
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ReplyHook = Callable[[dict[str, Any]], "str | dict[str, Any] | None"]
 
 _NO_FAULTS = Faults()
@@ -345,6 +348,18 @@ class TestServer:
         with self._lock:
             return list(self._received)
 
+    async def _read_body(self, request: web.Request) -> Any:
+        """A model request's JSON body, counted and remembered; ``NOT_JSON`` (and neither)
+        when it is not JSON."""
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            return NOT_JSON
+        if isinstance(body, dict):
+            self._count_body(body)
+        self._remember(request, body)
+        return body
+
     def _remember(self, request: web.Request, body: Any) -> None:
         seen = ReceivedRequest.of(
             request.method, request.path, request.query, request.headers, body
@@ -352,36 +367,48 @@ class TestServer:
         with self._lock:
             self._received.append(seen)
 
+    def _next_reply(self) -> int:
+        """The number of the next reply (1, 2, ...), for its id."""
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def _next_off_rubric(self) -> int:
+        """How many off-rubric answers came before this one: each says something else."""
+        with self._lock:
+            self._off_rubric_seen += 1
+            return self._off_rubric_seen - 1
+
     def _record(self, outcome: str) -> None:
         with self._lock:
             self._outcomes[outcome] += 1
 
     # -- handlers --------------------------------------------------------------------------
 
-    async def _tracked(
-        self,
-        request: web.Request,
-        answer: Callable[[web.Request], Awaitable[web.StreamResponse]],
-        auth_header: str,
-    ) -> web.StreamResponse:
-        """A model request of either dialect: counted, in flight while ``answer`` runs,
-        captured when asked; an error answer echoes ``auth_header`` under ``echo_auth``."""
-        with self._lock:
-            self._requests += 1
-            self._in_flight += 1
-            self._max_in_flight = max(self._max_in_flight, self._in_flight)
-        if self._capture:
-            seen = CapturedRequest(dict(request.headers), await request.read())
+    def _tracked(self, answer: ModelAnswer, auth_header: str) -> Handler:
+        """The route of a model request of either dialect: counted, in flight while ``answer``
+        runs, captured when asked, its body read for ``answer`` (``_read_body``); an error
+        answer echoes ``auth_header`` under ``echo_auth``."""
+
+        async def tracked(request: web.Request) -> web.StreamResponse:
             with self._lock:
-                self.captured.append(seen)
-        try:
-            response = await answer(request)
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-        if self.faults.echo_auth and response.status >= 400:
-            echo_auth(response, request.headers.get(auth_header))
-        return response
+                self._requests += 1
+                self._in_flight += 1
+                self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            if self._capture:
+                seen = CapturedRequest(dict(request.headers), await request.read())
+                with self._lock:
+                    self.captured.append(seen)
+            try:
+                response = await answer(request, await self._read_body(request))
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+            if self.faults.echo_auth and response.status >= 400:
+                echo_auth(response, request.headers.get(auth_header))
+            return response
+
+        return tracked
 
     def _count_body(self, body: dict[str, Any]) -> None:
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()

@@ -177,6 +177,9 @@ def test_option_errors_exit_2_with_the_fix(
     ]
     assert main(argv) == EXIT_INVALID
     assert "The Batch API judge has no max_concurrency" in capsys.readouterr().err
+    chat = [*argv[:-3], "--poll-interval", "2"]  # polling is the Batch API judge's alone
+    assert main(chat) == EXIT_INVALID
+    assert "The chat judge has no poll_interval" in capsys.readouterr().err
     assert main(["summarize", scored, "--by", "scope"]) == EXIT_INVALID  # not a crash (exit 3)
     assert "clash with summary column names" in capsys.readouterr().err
 

@@ -3,6 +3,7 @@ into an exception, the command line's output, the scored parquet, the report or 
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -11,10 +12,18 @@ import openai
 import polars as pl
 import pytest
 from conftest import jobs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pairwise_polars as pp
 from pairwise_polars.cli import EXIT_INCONCLUSIVE, EXIT_INVALID, main
-from pairwise_polars.engine._failures import redact
+from pairwise_polars.engine._failures import (
+    _AUTH_WORD,
+    SHORT_KEY,
+    _without_runs,
+    redact,
+    redact_secrets,
+)
 from pairwise_polars.testing import Faults, TestServer
 
 KEY = "sk-test-SECRET-123"
@@ -135,3 +144,50 @@ def test_cli_output_files_and_stderr_hold_no_key(
 def test_redact_covers_the_key_bearer_tokens_and_sk_keys() -> None:
     text = 'echo: "Authorization: Bearer abc.DEF-123" key=sk-proj-AbC123xyz789 mine=hunter22'
     assert redact(text, ["hunter22"]) == ('echo: "Authorization: Bearer ***" key=sk-*** mine=***')
+
+
+def _redacted_the_long_way(text: str, secret: str) -> str:
+    """Every pattern run on every text: what redact_secrets did before its shortcuts."""
+    if len(secret) >= SHORT_KEY:
+        return _without_runs(text, secret)
+    token = re.compile(
+        rf"(?i)(\b{_AUTH_WORD}[\"']?\s*[:=]?\s*[\"']?){re.escape(secret)}(?![\w.~+/-])"
+    )
+    return token.sub(lambda m: f"{m.group(1)}***", text)
+
+
+_KEY_CHARS = st.sampled_from("abcXYZ019-_é")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    secret=st.text(_KEY_CHARS, min_size=1, max_size=30),
+    pieces=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=4),
+    filler=st.text(st.sampled_from("abcXYZ019-_é :='\"Bearer key"), max_size=40),
+    upper=st.booleans(),
+    whole=st.booleans(),
+)
+def test_the_shortcuts_never_leave_what_the_patterns_would_redact(
+    secret: str, pieces: list[tuple[int, int]], filler: str, upper: bool, whole: bool
+) -> None:
+    """A key's runs (and a short key after an auth word) are redacted exactly as when every
+    pattern runs on every text: the checks that skip a text without the key miss nothing."""
+    text = filler
+    for start, length in pieces:
+        part = secret[start : start + length]
+        text += f" api_key={part.upper() if upper else part} " + filler
+    if whole:
+        text += f" Bearer {secret.upper() if upper else secret}"
+    assert redact_secrets(text, [secret]) == _redacted_the_long_way(text, secret)
+
+
+@pytest.mark.parametrize(
+    "secret", ["sk-proj-Abc123XYZ456def789", "0123456789", "é" * 3 + "ab-_9" * 5]
+)
+def test_every_run_of_a_long_key_alone_in_a_text_is_redacted(secret: str) -> None:
+    """Each run of SHORT_KEY or more of the key's characters, at every offset, found on its
+    own in a text (the quick check before the patterns must not pass over it)."""
+    for start in range(len(secret)):
+        for end in range(start + SHORT_KEY, len(secret) + 1):
+            text = f"echo: {secret[start:end]}."
+            assert redact_secrets(text, [secret]) == "echo: ***."

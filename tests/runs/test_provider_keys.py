@@ -17,8 +17,8 @@ KEY = "sk-ant-SECRET-2468"
 JUDGES = {
     "openai chat": ["--judge-provider", "openai"],
     "anthropic chat": ["--judge-provider", "anthropic"],
-    "openai batch": ["--judge-provider", "openai", "--batch"],
-    "anthropic batch": ["--judge-provider", "anthropic", "--batch"],
+    "openai batch": ["--judge-provider", "openai", "--batch", "--poll-interval", "0.2"],
+    "anthropic batch": ["--judge-provider", "anthropic", "--batch", "--poll-interval", "0.2"],
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from conftest import scattered_run
+from conftest import scattered_run, together_run
 from polars.testing import assert_frame_equal
 
 import pairwise_polars as pp
@@ -33,7 +33,7 @@ KEY = ["pair_id", "metric"]
 
 
 def run(source: Path, destination: Path, **options: Any) -> pp.ParquetRun:
-    if options.get("runner") == "ray":  # Ray reads each slice once: no rereading to warn of
+    if options.get("runner") == "ray" or source.name != "scattered":  # nothing reread twice
         return score_parquet(source, destination, progress=False, **options)
     with pytest.warns(PairwiseWarning, match="scattered"):  # the groups are spread on purpose
         return score_parquet(source, destination, progress=False, **options)
@@ -44,7 +44,9 @@ def scored(result: pp.ParquetRun) -> pl.DataFrame:
 
 
 def test_offline_judge_same_rows_and_summary_as_local(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path)  # no id column: ids are positions across the four files
+    # No id column: ids are positions across the four files. Groups scattered over the files:
+    # Ray reads the source once and brings each chunk's rows together (a shuffle).
+    source = scattered_run(tmp_path).rename(tmp_path / "scattered")
     local = run(source, tmp_path / "local", chunk_size=300, cache=tmp_path / "local.sqlite")
     on_ray = run(
         source,
@@ -81,7 +83,8 @@ def _answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_test_server_with_faults_same_answers_as_local(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path, copies=1)
+    # Groups together (each worker reads its own chunk), ids the rows' positions across files.
+    source = together_run(tmp_path, files=3)
     with TestServer(reply=_answer) as server:
         judge = pp.OpenAIJudge(
             "judge-model",
@@ -138,7 +141,7 @@ def test_a_bad_key_stops_the_run_with_the_local_error(tmp_path: Path) -> None:
 
 
 def test_rerun_resumes_and_a_different_run_is_refused(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path, copies=1, ids=True, groups=120)
+    source = together_run(tmp_path, ids=True, groups=120)
     options: dict[str, Any] = {"chunk_size": 60, "cache": tmp_path / "c.sqlite", "runner": "ray"}
     first = run(source, tmp_path / "out", **options)
     again = run(source, tmp_path / "out", **options)
@@ -159,7 +162,7 @@ def test_rerun_resumes_and_a_different_run_is_refused(tmp_path: Path) -> None:
 
 
 def test_workers_reach_the_total_concurrency_and_share_one_rate_limit(tmp_path: Path) -> None:
-    source = scattered_run(tmp_path, copies=1, ids=True, groups=160)
+    source = together_run(tmp_path, ids=True, groups=160)
     arrivals: list[float] = []
     lock = threading.Lock()
 

@@ -60,7 +60,7 @@ def with_controls(
     return cf, both.sample(fraction=1.0, shuffle=True, seed=len(control_scores))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(pair_rows, st.lists(scores, max_size=30))
 def test_controls_never_change_the_counterfactual_columns(data, control_scores) -> None:
     cf, both = with_controls(data, control_scores)

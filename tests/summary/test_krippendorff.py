@@ -88,11 +88,11 @@ def test_no_variation_has_no_alpha_and_one_judge_has_none() -> None:
 
 
 ratings = st.lists(
-    st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=25
+    st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=40
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(ratings)
 def test_alpha_ignores_the_scale_and_the_judges_order(units: list[tuple[int, int, int]]) -> None:
     a, b, c = (list(col) for col in zip(*units, strict=True))
