@@ -1,10 +1,12 @@
 """``score_parquet(..., runner="ray")``: the same run on Ray Data.
 
 The driver plans the run as the local runner does (key columns only), keeps the journal and
-merges the summary. Ray Data reads the source in row slices (one read task each, every row's
-position kept so the ids match the local run's), tags each row with its chunk of the plan, and
-co-locates a chunk's rows by a hash shuffle on that tag (``groupby().map_groups()``; a chunk
-never splits a group, so each group reaches one worker whole). A pool of long-lived actors (a
+merges the summary. When each group's rows sit together in the files, every worker reads its
+own chunk's row range as the local runner does (a dataset of chunk indices, no shuffle). Else
+Ray Data reads the source once in row slices (one read task each, every row's position kept so
+the ids match the local run's), tags each row with its chunk of the plan, and co-locates a
+chunk's rows by a hash shuffle on that tag (``groupby().map_groups()``; a chunk never splits a
+group, so each group reaches one worker whole). A pool of long-lived actors (a
 class UDF that builds its judge, cache and event loop once, on fractional CPUs) forms each
 chunk's pairs with the same polars code, scores them through the same async cached map, writes
 the chunk's part, and returns the chunk's mergeable summary sums; the driver journals each
