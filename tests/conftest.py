@@ -115,6 +115,7 @@ def ray_cluster() -> object:
             object_store_memory=500 * 1024 * 1024,
             include_dashboard=False,
             logging_level="WARNING",
+            log_to_driver=False,  # workers' lines would land in a later test's captured stdout
         )
     yield ray
     ray.shutdown()
