@@ -26,7 +26,6 @@ from pairwise_polars.pairing._roles import DETAIL, unknown_roles
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
-    from polars._typing import EngineType
     from typing_extensions import Unpack
 
 Strategy = Literal["group", "contrastive"]
@@ -127,7 +126,7 @@ def check_groups(
         data, columns, strategy, poles, control=control, reference=reference, caller="check_groups"
     )
     # eager: one small query first; lazy: one plan, nothing run before the caller collects
-    facts = key_facts(frame, columns, id_col, engine="in-memory") if eager else None
+    facts = key_facts(frame, columns, id_col, in_memory=True) if eager else None
     problems = group_problems(frame, columns, id_col, strategy, reference, poles, control, facts)
     return finish(problems, eager)
 
@@ -240,28 +239,29 @@ def group_problems(
 @dataclass(frozen=True)
 class KeyFacts:
     """What one pass over the key columns tells: the number of groups (null counted as one),
-    whether every id is distinct, and the role values."""
+    whether every id is known to be distinct, and the role values."""
 
     n_groups: int
     ids_distinct: bool
     roles: tuple[str | None, ...]
 
 
-def key_facts(
-    frame: pl.LazyFrame, columns: Columns, id_col: str, engine: EngineType = "auto"
-) -> KeyFacts:
-    """The :class:`KeyFacts` of a frame (with its id column): one small query. Over a frame in
-    memory, polars' in-memory engine counts distinct values several times cheaper."""
+def key_facts(frame: pl.LazyFrame, columns: Columns, id_col: str, *, in_memory: bool) -> KeyFacts:
+    """The :class:`KeyFacts` of a frame (with its id column): one small query. In memory,
+    polars' in-memory engine runs it several times cheaper and counts the distinct ids (which
+    spares counting them per group); streamed, that count costs what it spares: not made."""
     ids = pl.col(id_col)
-    # Row positions are distinct by construction: not counted.
-    distinct = pl.lit(True) if id_col == ROW_INDEX else ids.n_unique() == pl.len()
+    if id_col == ROW_INDEX:  # row positions are distinct by construction
+        distinct = pl.lit(True)
+    else:
+        distinct = ids.n_unique() == pl.len() if in_memory else pl.lit(False)
     n_groups, ids_distinct, roles = (
         frame.select(
             pl.col(columns.group_by).n_unique(),
             distinct,
             pl.col(columns.role).cast(pl.String).unique().implode(),
         )
-        .collect(engine=engine)
+        .collect(engine="in-memory" if in_memory else "auto")
         .row(0)
     )
     return KeyFacts(n_groups, ids_distinct, tuple(roles))

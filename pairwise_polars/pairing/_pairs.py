@@ -126,7 +126,7 @@ def form_pairs(
     if eager:
         frame = frame.collect().lazy()  # read once: both join branches reuse it
 
-    facts = key_facts(frame, columns, id_col, engine="in-memory" if eager else "auto")
+    facts = key_facts(frame, columns, id_col, in_memory=eager)
     problems = group_problems(frame, columns, id_col, strategy, reference, poles, control, facts)
     problems = problems.collect()
     if facts.n_groups == 0 and problems.is_empty():
