@@ -12,7 +12,9 @@ Tasks, each in a fresh Python process per repeat, interleaved, median of the rep
 - ``package eager``: ``pl.read_parquet`` then ``form_pairs(df)``;
 - ``floor eager``: ``pl.read_parquet`` then the self-join, collected;
 - ``package lazy``: ``form_pairs(path).collect()``, as users call it on a parquet path;
-- ``floor lazy``: the self-join over ``pl.scan_parquet(path)``, collected.
+- ``floor lazy``: the self-join over ``pl.scan_parquet(path)``, collected;
+- with ``--before DIR`` (a checkout of an older commit), ``before eager`` and ``before lazy``:
+  the package tasks run with ``DIR`` first on ``PYTHONPATH``, interleaved with the rest.
 
 CPU is user + system seconds of all the process's threads (robust to a shared machine), for the
 pairing alone (eager: after the read; lazy: the scan is part of it); peak RSS is the process's
@@ -24,6 +26,7 @@ Usage (from the repository root)::
 
     python benchmarks/bench_pairs_floor.py                             # 1M and 5M rows, 3 repeats
     python benchmarks/bench_pairs_floor.py --sizes 20000 --repeats 1   # smoke check, seconds
+    python benchmarks/bench_pairs_floor.py --sizes 1000000 --before DIR  # before/after, one run
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ if importlib.util.find_spec("pairwise_polars") is None:  # else: installed, or o
 from _harness import GIB, report, run_child  # noqa: E402
 
 TASKS = ["package eager", "floor eager", "package lazy", "floor lazy"]
+BEFORE_TASKS = ["before eager", "before lazy"]
 
 
 def floor_pairs(frame, *, ordered: bool):
@@ -85,12 +89,12 @@ def child_main(task: str, path: str) -> None:
     if mode == "eager":
         data = pl.read_parquet(path)
         cpu1, t1 = time.process_time(), time.perf_counter()
-        pairs = form_pairs(data) if engine == "package" else floor_pairs(data.lazy(), ordered=True)
+        pairs = form_pairs(data) if engine != "floor" else floor_pairs(data.lazy(), ordered=True)
     else:
         cpu1, t1 = cpu0, t0
         lazy = (
             form_pairs(path)
-            if engine == "package"
+            if engine != "floor"
             else floor_pairs(pl.scan_parquet(path), ordered=False)
         )
         pairs = lazy
@@ -124,16 +128,21 @@ def check_same_frame(path: Path) -> None:
     print(f"same frame on {path.name}: {floor.width} floor columns; the package adds {extra}")
 
 
-def bench_size(n_rows: int, repeats: int, mem_limit: int) -> dict[str, list[dict]]:
+def bench_size(
+    n_rows: int, repeats: int, mem_limit: int, before: Path | None = None
+) -> dict[str, list[dict]]:
     generate = [sys.executable, str(HERE / "_data.py"), str(n_rows), "0"]
     path = Path(subprocess.run(generate, check=True, capture_output=True, text=True).stdout.strip())
     print(f"\n{n_rows:,} rows: {path.name}, {path.stat().st_size / 1e6:,.0f} MB", flush=True)
     if n_rows <= 200_000:
         check_same_frame(path)
-    runs: dict[str, list[dict]] = {t: [] for t in TASKS}
+    tasks = TASKS + (BEFORE_TASKS if before else [])
+    runs: dict[str, list[dict]] = {t: [] for t in tasks}
     for repeat in range(repeats):
-        for task in TASKS:  # interleaved: drift on a shared machine spreads over every task
+        for task in tasks:  # interleaved: drift on a shared machine spreads over every task
             cmd = [sys.executable, __file__, "--child", task, str(path)]
+            if task.startswith("before"):  # env execs python: the same process is measured
+                cmd = ["env", f"PYTHONPATH={before}", *cmd]
             result = run_child(cmd, mem_limit=mem_limit, min_available=GIB, cwd=ROOT)
             if "guarded" in result:
                 raise RuntimeError(f"{task}: {result['guarded']}")
@@ -164,7 +173,7 @@ def table(n_rows: int, runs: dict[str, list[dict]]) -> str:
         "| CPU / floor | wall / floor | RSS / floor |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for task in TASKS:
+    for task in runs:
         floor = "floor " + task.split()[1]
         cells = [
             task,
@@ -187,6 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 5_000_000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--mem-limit-gb", type=float, default=12.0, help="kill a child above")
+    parser.add_argument("--before", type=Path, help="an older checkout, timed beside this one")
     args = parser.parse_args(argv)
     import polars
 
@@ -196,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     tables = []
     for n_rows in args.sizes:
-        runs = bench_size(n_rows, args.repeats, int(args.mem_limit_gb * GIB))
+        runs = bench_size(n_rows, args.repeats, int(args.mem_limit_gb * GIB), args.before)
         tables.append(table(n_rows, runs))
     print("\n" + "\n\n".join(tables))
 

@@ -14,6 +14,7 @@ from pairwise_polars.io._frames import DataLike, PathLike, finish, open_data, to
 from pairwise_polars.io._stores import StorageOptions
 from pairwise_polars.pairing._columns import (
     PAIR_FIELDS,
+    ROW_INDEX,
     ColumnNames,
     Columns,
     check_columns,
@@ -124,7 +125,9 @@ def check_groups(
     frame, eager, id_col = checked_rows(
         data, columns, strategy, poles, control=control, reference=reference, caller="check_groups"
     )
-    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control)
+    # eager: one small query first; lazy: one plan, nothing run before the caller collects
+    facts = key_facts(frame, columns, id_col, in_memory=True) if eager else None
+    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control, facts)
     return finish(problems, eager)
 
 
@@ -184,8 +187,11 @@ def group_problems(
     reference: str,
     poles: Sequence[str],
     control: str = CONTROL_ROLE,
+    facts: KeyFacts | None = None,
 ) -> pl.LazyFrame:
-    """The lazy problems frame of ``check_groups`` (keys only: cheap on large parquet runs)."""
+    """The lazy problems frame of ``check_groups`` (keys only: cheap on large parquet runs).
+    ``facts`` (of :func:`key_facts`) spare the per-group count of distinct ids when every id
+    is distinct, and the judging of every row's role."""
     g, r = columns.group_by, pl.col(columns.role).cast(pl.String)
     keyed = pl.col(g).is_not_null()
     roles = r.drop_nulls().unique().sort().alias("roles")
@@ -199,7 +205,7 @@ def group_problems(
         n_rows=pl.len(),
         n_control=(r == control).sum(),
         n_null_role=r.is_null().sum(),
-        n_ids=own.ids.n_unique(),
+        n_ids=own.id_rows if facts and facts.ids_distinct else own.ids.n_unique(),
         n_null_ids=own.ids.is_null().sum(),
         n_id_rows=own.id_rows,
         **own.counts,
@@ -223,10 +229,42 @@ def group_problems(
                 g, problem=pl.lit(name), n_rows=pl.col("n_rows").cast(pl.Int64), detail=detail
             )
         )
-    parts.append(unknown_roles(frame, g, r, strategy, reference, poles, control))
+    values = facts.roles if facts else None
+    parts.append(unknown_roles(frame, g, r, strategy, reference, poles, control, values))
     return pl.concat(parts, how="vertical").sort(
         "problem", g, DETAIL, nulls_last=True, maintain_order=True
     )
+
+
+@dataclass(frozen=True)
+class KeyFacts:
+    """What one pass over the key columns tells: the number of groups (null counted as one),
+    whether every id is known to be distinct, and the role values."""
+
+    n_groups: int
+    ids_distinct: bool
+    roles: tuple[str | None, ...]
+
+
+def key_facts(frame: pl.LazyFrame, columns: Columns, id_col: str, *, in_memory: bool) -> KeyFacts:
+    """The :class:`KeyFacts` of a frame (with its id column): one small query. In memory,
+    polars' in-memory engine runs it several times cheaper and counts the distinct ids (which
+    spares counting them per group); streamed, that count costs what it spares: not made."""
+    ids = pl.col(id_col)
+    if id_col == ROW_INDEX:  # row positions are distinct by construction
+        distinct = pl.lit(True)
+    else:
+        distinct = ids.n_unique() == pl.len() if in_memory else pl.lit(False)
+    n_groups, ids_distinct, roles = (
+        frame.select(
+            pl.col(columns.group_by).n_unique(),
+            distinct,
+            pl.col(columns.role).cast(pl.String).unique().implode(),
+        )
+        .collect(engine="in-memory" if in_memory else "auto")
+        .row(0)
+    )
+    return KeyFacts(n_groups, ids_distinct, tuple(roles))
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,14 @@ def pair_id(group: str, id_a: str, id_b: str, *, native: bool = _NATIVE) -> pl.E
     the three hashes are mixed with wrapping 64-bit arithmetic. Hashing each column once is much
     cheaper than hashing one concatenated string.
     """
+    return pair_id_a(group, id_a, native=native) + mm3(id_b, native=native)
+
+
+def pair_id_a(group: str, id_a: str, *, native: bool = _NATIVE) -> pl.Expr:
+    """The part of :func:`pair_id` its ``_a`` row gives: ``pair_id = pair_id_a + mm3(id_b)``
+    (wrapping), so the self-join hashes each row once rather than each pair."""
     mix_1, mix_2 = pl.lit(_MIX_1, pl.UInt64), pl.lit(_MIX_2, pl.UInt64)
-    hashed = [mm3(name, native=native) for name in (group, id_a, id_b)]
-    return (hashed[0] * mix_1 + hashed[1]) * mix_2 + hashed[2]
+    return (mm3(group, native=native) * mix_1 + mm3(id_a, native=native)) * mix_2
 
 
 def mm3(column: str, *, native: bool = _NATIVE) -> pl.Expr:

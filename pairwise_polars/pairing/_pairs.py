@@ -14,7 +14,6 @@ from pairwise_polars.io import (
     DataLike,
     PathLike,
     StorageOptions,
-    finish,
     input_files,
     is_paths,
     open_data,
@@ -34,8 +33,11 @@ from pairwise_polars.pairing._groups import (
     checked_rows,
     enforce,
     group_problems,
+    key_facts,
 )
-from pairwise_polars.pairing._pair_id import pair_id
+from pairwise_polars.pairing._pair_id import mm3, pair_id_a
+from pairwise_polars.pairing._skip import MAX_PAIR_CHARS as MAX_PAIR_CHARS
+from pairwise_polars.pairing._skip import SKIP_REASON, reason_from_flags, row_flags
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,9 +51,7 @@ PAIR_KIND = "pair_kind"
 ``"control"`` (two answers to the same input: the noise floor)."""
 PAIR_KINDS = ("counterfactual", "control")
 _GROUP_DIMENSION = "__pairwise_group_dimension"
-SKIP_REASON = "skip_reason"
-"""Column naming why a pair will not be judged (a null or empty output, a null input); null when
-judgeable."""
+_PID, _FLAGS, _BYTES = "__pairwise_pair_id_", "__pairwise_flags_", "__pairwise_bytes_"
 
 
 class PairOptions(GroupOptions, total=False):
@@ -126,12 +126,12 @@ def form_pairs(
     if eager:
         frame = frame.collect().lazy()  # read once: both join branches reuse it
 
-    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control)
+    facts = key_facts(frame, columns, id_col, in_memory=eager)
+    problems = group_problems(frame, columns, id_col, strategy, reference, poles, control, facts)
     problems = problems.collect()
-    n_groups = frame.select(pl.col(group_by).n_unique()).collect().item()
-    if n_groups == 0 and problems.is_empty():
+    if facts.n_groups == 0 and problems.is_empty():
         warn_empty(data)
-    enforce(problems, columns, strategy, on_invalid, n_groups)
+    enforce(problems, columns, strategy, on_invalid, facts.n_groups)
     if not problems.is_empty():
         frame = frame.join(
             problems.lazy().select(group_by).unique(),
@@ -144,7 +144,9 @@ def form_pairs(
     pairs = _join_sides(
         frame, columns, id_col, strategy, reference, poles, control, keys_only, eager
     )
-    return finish(pairs, eager)
+    # In memory, polars' in-memory engine joins these sides in about half the streaming
+    # engine's CPU (benchmarks/RESULTS.md); lazy results are left to the caller's engine.
+    return pairs.collect(engine="in-memory") if eager else pairs
 
 
 def _join_sides(
@@ -171,12 +173,18 @@ def _join_sides(
     carried = [] if keys_only else [c for c in schema.names() if c not in skip]
     names = {**standard, **{c: c for c in carried}}
     _check_clashes(names, columns)
+    # Each row's share of pair_id and skip_reason is worked out once, before the join.
+    helpers = {"a": [pair_id_a(g, id_col).alias(_PID + "a")], "b": [mm3(id_col).alias(_PID + "b")]}
+    if not keys_only:
+        flags, n_bytes = row_flags(columns.input, columns.output, elementwise=not ordered)
+        for s in helpers:
+            helpers[s] += [flags.alias(_FLAGS + s), n_bytes.alias(_BYTES + s)]
 
     def side(suffix: str, keep: pl.Expr, dimension: str | None) -> pl.LazyFrame:
         cols = [pl.col(g)] + [pl.col(c).alias(f"{n}_{suffix}") for c, n in names.items()]
         if dimension and with_dimension:
             cols.append(pl.col(columns.dimension).alias(dimension))
-        return frame.filter(keep).select(cols)
+        return frame.filter(keep).select(*cols, *helpers[suffix])
 
     dimension = pl.col("dimension")
     if strategy == "group":
@@ -193,19 +201,7 @@ def _join_sides(
     else:
         left = side("a", r == poles[0], dimension="dimension")
         right = side("b", r.is_in([poles[1], control]), dimension=None)
-    if ordered:  # in memory: pairs in the input's order, the same on every run
-        pairs = left.join(right, on=g, how="inner", maintain_order="left_right")
-    else:
-        # Lazy: build the hash table on the references (one per group, the smaller side by
-        # construction) and stream the variants. Keeping row order forbids both: ~2x the time,
-        # and a sink that holds everything (benchmarks/RESULTS.md). The order is not defined.
-        if _BUILD_SIDE:
-            pairs = left.join(
-                right, on=g, how="inner", maintain_order="none", build_side="force_left"
-            )
-        else:  # older polars choose the build side themselves
-            pairs = left.join(right, on=g, how="inner", maintain_order="none")
-
+    pairs = _join(left, right, g, ordered)
     kind = pl.when(pl.col("role_b") == control).then(pl.lit("control"))
     kind = kind.otherwise(pl.lit("counterfactual")).alias(PAIR_KIND)
     first = [g, *([dimension] if with_dimension else []), "id_a", "id_b", "role_a", "role_b", kind]
@@ -213,9 +209,24 @@ def _join_sides(
         first += ["input_a", "input_b", "output_a", "output_b"]
     if has_attribute:
         first += ["attribute_a", "attribute_b"]
-    rest = [] if keys_only else [skip_reason().alias(SKIP_REASON)]
+    n_bytes = pl.col(_BYTES + "a") + pl.col(_BYTES + "b")
+    reason = reason_from_flags(pl.col(_FLAGS + "a"), pl.col(_FLAGS + "b"), n_bytes)
+    rest = [] if keys_only else [reason.alias(SKIP_REASON)]
     rest += [f"{c}_{s}" for c in carried for s in ("a", "b")]
-    return pairs.select(pair_id(g, "id_a", "id_b").alias("pair_id"), *first, *rest)
+    pid = (pl.col(_PID + "a") + pl.col(_PID + "b")).alias("pair_id")
+    return pairs.select(pid, *first, *rest)
+
+
+def _join(left: pl.LazyFrame, right: pl.LazyFrame, g: str, ordered: bool) -> pl.LazyFrame:
+    if ordered:  # in memory: pairs in the input's order, the same on every run
+        return left.join(right, on=g, how="inner", maintain_order="left_right")
+    # Lazy: build the hash table on the references (one per group, the smaller side by
+    # construction) and stream the variants. Keeping row order forbids both: ~2x the time,
+    # and a sink that holds everything (benchmarks/RESULTS.md). The order is not defined.
+    if _BUILD_SIDE:
+        return left.join(right, on=g, how="inner", maintain_order="none", build_side="force_left")
+    # older polars choose the build side themselves
+    return left.join(right, on=g, how="inner", maintain_order="none")
 
 
 def warn_empty(data: DataLike) -> None:
@@ -234,50 +245,10 @@ def warn_empty(data: DataLike) -> None:
     )
 
 
-MAX_PAIR_CHARS = 900_000
-"""The most characters a pair's inputs and outputs may have together to be judged: a prompt
-holds at most 1,000,000 (``metrics``' MAX_TEXT), the template's own text included. A larger
-pair is kept unjudged with its reason (one error row), not an abort of the whole run."""
-
-
-def skip_reason() -> pl.Expr:
-    """Why a pair cannot be judged, e.g. ``"null output_a"`` or ``"null input_b"``, or its texts
-    too long for a prompt; null when both outputs have text and both inputs are there (a null
-    input would reach the judge as the text "None")."""
-    reasons = []
-    for side in ("a", "b"):
-        out = pl.col(f"output_{side}")
-        reasons.append(pl.when(out.is_null()).then(pl.lit(f"null output_{side}")))
-        # no non-whitespace character (Unicode White_Space, as strip_chars): no stripped copy
-        blank = ~out.str.contains(r"\S")
-        reasons.append(pl.when(blank).then(pl.lit(f"empty output_{side}")))
-    for side in ("a", "b"):
-        reasons.append(
-            pl.when(pl.col(f"input_{side}").is_null()).then(pl.lit(f"null input_{side}"))
-        )
-    texts = ("input_a", "input_b", "output_a", "output_b")
-    # A character is at least a byte: count characters only where the bytes could be too many.
-    n_bytes = pl.sum_horizontal(pl.col(c).str.len_bytes().fill_null(0) for c in texts)
-    big = n_bytes > MAX_PAIR_CHARS
-    size = pl.sum_horizontal(
-        pl.when(big).then(pl.col(c)).str.len_chars().fill_null(0) for c in texts
-    )
-    reasons.append(
-        pl.when(size > MAX_PAIR_CHARS).then(
-            pl.format(
-                "texts too long to judge ({} characters; at most {} fit a prompt)",
-                size,
-                pl.lit(MAX_PAIR_CHARS),
-            )
-        )
-    )
-    joined = pl.concat_str(reasons, separator="; ", ignore_nulls=True)
-    return pl.when(joined != "").then(joined)
-
-
 def _check_clashes(names: dict[str, str], columns: Columns) -> None:
     produced = [f"{n}_{s}" for n in names.values() for s in ("a", "b")]
     reserved = {"pair_id", "dimension", SKIP_REASON, PAIR_KIND, columns.group_by}
+    reserved |= {f"{h}{s}" for h in (_PID, _FLAGS, _BYTES) for s in ("a", "b")}
     clashes = sorted({p for p in produced if produced.count(p) > 1 or p in reserved})
     if clashes:
         raise ColumnError(

@@ -20,21 +20,35 @@ def unknown_roles(
     reference: str,
     poles: Sequence[str],
     control: str,
+    values: Sequence[str | None] | None = None,
 ) -> pl.LazyFrame:
     """One ``unknown_role`` row per (group, unknown role value), with the value's row count.
-    Role values are few: they are judged once each (``map_batches`` over the unique values)."""
+    Role values are few: they are judged once each, from ``values`` (the frame's role values,
+    when known) or from the unique values of every batch (``map_batches``)."""
     known = [reference, control] if strategy == "group" else [*poles, control]
+    rows = frame.select(g, role.alias("__role"))
+    if values is None:
 
-    def judge(values: pl.Series) -> pl.Series:
-        verdicts = {v: _role_detail(v, strategy, known) for v in values.unique().drop_nulls()}
-        return values.replace_strict(verdicts, default=None, return_dtype=pl.String)
+        def judge(column: pl.Series) -> pl.Series:
+            verdicts = {v: _role_detail(v, strategy, known) for v in column.unique().drop_nulls()}
+            return column.replace_strict(verdicts, default=None, return_dtype=pl.String)
 
-    detail = pl.col("__role").map_batches(judge, return_dtype=pl.String, is_elementwise=True)
+        rows = rows.with_columns(
+            pl.col("__role")
+            .map_batches(judge, return_dtype=pl.String, is_elementwise=True)
+            .alias(DETAIL)
+        )
+    else:  # only the rows of unknown values are read again (usually none)
+        verdicts = {v: _role_detail(v, strategy, known) for v in values if v is not None}
+        unknown = {v: d for v, d in verdicts.items() if d is not None}
+        rows = rows.filter(pl.col("__role").is_in(list(unknown))).with_columns(
+            pl.col("__role")
+            .replace_strict(unknown, default=None, return_dtype=pl.String)
+            .alias(DETAIL)
+        )
     # Judged per row before grouping, so only the (usually no) rows of unknown roles are grouped.
     return (
-        frame.select(g, role.alias("__role"))
-        .with_columns(detail.alias(DETAIL))
-        .filter(pl.col(DETAIL).is_not_null() & pl.col(g).is_not_null())
+        rows.filter(pl.col(DETAIL).is_not_null() & pl.col(g).is_not_null())
         .group_by(g, "__role", DETAIL)
         .agg(n_rows=pl.len().cast(pl.Int64))
         .select(g, problem=pl.lit("unknown_role"), n_rows="n_rows", detail=DETAIL)
