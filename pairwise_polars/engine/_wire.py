@@ -84,30 +84,32 @@ def encode(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-_SPACED = ('"}, {"role": "', '{"role": "', '", "content": "')
-_COMPACT = ('"},{"role":"', '{"role":"', '","content":"')
+_SPACED = (b'"}, {"role": "', b'{"role": "', b'", "content": "')
+_COMPACT = (b'"},{"role":"', b'{"role":"', b'","content":"')
 
 
-def compact_chat(messages: str) -> str | None:
+def compact_chat(messages: str) -> bytes | None:
     """Chat messages as a rendered metric stores them (``json.dumps`` of ``[{"role": ...,
-    "content": ...}]``, default separators) in the compact form :func:`encode` writes, without
-    decoding them; None when they are not of that shape.
+    "content": ...}]``, default separators) in the compact form :func:`encode` writes, as
+    UTF-8, without decoding them; None when they are not of that shape.
 
     Exact because a ``"`` inside an encoded string is always escaped (a backslash before it),
     so the spaced separators, each holding a ``"`` after a space or a brace, occur only between
-    values.
+    values. Worked on the UTF-8 bytes: their searches and replacements measured faster than
+    the string's, encoding included.
 
     >>> compact_chat('[{"role": "user", "content": "Hi, there: you"}]')
-    '[{"role":"user","content":"Hi, there: you"}]'
+    b'[{"role":"user","content":"Hi, there: you"}]'
     """
-    if not (messages.startswith('[{"role": "') and messages.endswith('"}]')):
+    data = messages.encode()
+    if not (data.startswith(b'[{"role": "') and data.endswith(b'"}]')):
         return None
-    turns = messages.count(_SPACED[1])
-    if messages.count(_SPACED[2]) != turns or messages.count(_SPACED[0]) != turns - 1:
+    turns = data.count(_SPACED[1])
+    if data.count(_SPACED[2]) != turns or data.count(_SPACED[0]) != turns - 1:
         return None
     for spaced, compact in zip(_SPACED, _COMPACT, strict=True):
-        messages = messages.replace(spaced, compact)
-    return messages
+        data = data.replace(spaced, compact)
+    return data
 
 
 @lru_cache(maxsize=8)
@@ -159,9 +161,10 @@ class WireTransport:
             # costs a timer per request (re-armed on every chunk read).
             timeout=aiohttp.ClientTimeout(total=timeout, sock_connect=connect_timeout),
             # Session headers: aiohttp copies them per request in one step (per-request headers
-            # are merged one by one), and they already hold the SDK's User-Agent.
+            # are merged one by one). They hold the SDK's User-Agent, so aiohttp adds none of its
+            # own; telling it to skip one anyway costs three header copies a request.
             headers=dict(headers),
-            skip_auto_headers=("User-Agent",),
+            skip_auto_headers=None if _has(headers, "user-agent") else ("User-Agent",),
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
@@ -191,6 +194,10 @@ class WireTransport:
 
     async def aclose(self) -> None:
         await self._session.close()
+
+
+def _has(headers: Mapping[str, str], name: str) -> bool:
+    return any(given.lower() == name for given in headers)
 
 
 class SdkTransport:

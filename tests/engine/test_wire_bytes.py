@@ -34,7 +34,8 @@ chats = st.lists(
 @given(chat=chats)
 def test_compact_chat_is_the_compact_encoding(chat: list[dict[str, str]]) -> None:
     spaced = json.dumps(chat, ensure_ascii=False)
-    assert compact_chat(spaced) == json.dumps(chat, ensure_ascii=False, separators=(",", ":"))
+    compact = json.dumps(chat, ensure_ascii=False, separators=(",", ":"))
+    assert compact_chat(spaced) == compact.encode()
 
 
 def test_other_shapes_are_left_to_the_decoding_path() -> None:
