@@ -246,7 +246,8 @@ def aggregate_checked(
             divergence_threshold=divergence_threshold,
         )
         sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
-    summary = combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    errors = error_sums(frame, keys)
+    summary = _combine(sums, keys, confidence=confidence, errors=errors, one_row_per_group=True)
     if audited:
         effect = attribute_effect(scored_rows, keys, group_by, confidence=confidence)
         summary = summary.join(effect, on=keys, how="left", nulls_equal=True)
@@ -269,12 +270,27 @@ def combine(
     :func:`~pairwise_polars.summary._sums.error_sums`. With the sums of
     :func:`~pairwise_polars.summary._ppi.label_sums` beside them, the ``PPI_COLUMNS`` follow.
     Raises :class:`ScoreError` when a score lies outside [0, 1]."""
+    return _combine(sums, keys, confidence=confidence, errors=errors, one_row_per_group=False)
+
+
+def _combine(
+    sums: pl.LazyFrame | pl.DataFrame,
+    keys: Sequence[str],
+    *,
+    confidence: float,
+    errors: pl.LazyFrame | pl.DataFrame | None,
+    one_row_per_group: bool,
+) -> pl.DataFrame:
+    """:func:`combine`, told whether the sums hold one row per slice and group (as
+    ``group_sums`` gives them: nothing to check before they are sorted)."""
     keys = list(keys)
     # Collected once (one row per group, not per pair): the range check and the combine below
     # read the same sums, which a lazy frame would compute twice from the scored rows.
     collected = _in_range(sums.lazy().collect())
     labelled = "n_labelled" in collected.columns
-    summary = with_intervals(per_slice(collected, keys, labelled), confidence)
+    summary = with_intervals(
+        per_slice(collected, keys, labelled, one_row_per_group=one_row_per_group), confidence
+    )
     if labelled:
         summary = with_ppi(summary, confidence)
     summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
@@ -295,7 +311,7 @@ def _in_range(collected: pl.DataFrame) -> pl.DataFrame:
     out_of_range = collected["n_out_of_range"].sum()
     if out_of_range:
         raise ScoreError(
-            f"{out_of_range} scores lie outside [0, 1]; aggregate expects the "
+            f"{out_of_range} scores lie outside [0, 1] (or are NaN); aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
     return collected

@@ -35,9 +35,12 @@ _RESIDUALS = (
 )
 
 
-def per_slice(collected: pl.DataFrame, keys: list[str], labelled: bool) -> pl.DataFrame:
+def per_slice(
+    collected: pl.DataFrame, keys: list[str], labelled: bool, *, one_row_per_group: bool
+) -> pl.DataFrame:
     """The per-group sums added up per slice of ``keys`` (the control pairs' sums attached to
-    their groups first): what the intervals, PPI and excess figures are computed from."""
+    their groups first): what the intervals, PPI and excess figures are computed from.
+    ``one_row_per_group``: the sums are known to hold one row per slice and group."""
     known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
     groups = [c for c in collected.columns if c not in known]
     rows = collected.lazy()
@@ -48,7 +51,8 @@ def per_slice(collected: pl.DataFrame, keys: list[str], labelled: bool) -> pl.Da
         if labelled:
             rows = attach_control_labels(rows, keys, groups[0])
         rows = rows.collect(engine=ENGINE).lazy()
-    rows = rows.sort(_sum_order(rows, keys, groups), nulls_last=True).collect(engine=ENGINE)
+    order = groups if one_row_per_group and len(groups) == 1 else _sum_order(rows, keys, groups)
+    rows = rows.sort(order, nulls_last=True).collect(engine=ENGINE)
     totals = (
         rows.lazy()
         .group_by(keys, maintain_order=True)
