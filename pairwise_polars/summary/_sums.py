@@ -34,6 +34,7 @@ SUM_COLUMNS = ("n_pairs", "n_scored", "n_errors", *SCORED_SUMS, *CONTROL_SUMS)
 ERROR_KIND = "error_kind"
 PAIR_KIND = "pair_kind"
 _CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_control_score"
+_RAW = "__pairwise_score"
 ERROR_KIND_LENGTH = 120
 _SCALE = 2.0**96  # a group of up to 2^31 scores of 1 fits an Int128
 
@@ -66,17 +67,20 @@ def group_sums(
     schema = frame.collect_schema()
     # A signed metric's score (pairwise-favour, in [-1, 1]) diverges by its size.
     score = pl.col("score").cast(pl.Float64).abs()
-    error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
     controls, orders = PAIR_KIND in schema, "score_ab" in schema and "score_ba" in schema
+    # Helper columns, each computed once (and never literals inside the aggregation: polars
+    # 1.32 panics on a filtered literal in a group context).
+    helpers = [score.alias(_RAW)]
     if controls:
-        # Helper columns, never literals inside the aggregation (polars 1.32 panics on a
-        # filtered literal in a group context).
         is_control = pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
-        frame = frame.with_columns(
+        helpers += [
             (~is_control).alias(_CF),
             pl.when(~is_control).then(score).alias(_SCORE),
             pl.when(is_control).then(score).alias(_CONTROL),
-        )
+        ]
+    frame = frame.with_columns(helpers)
+    score = pl.col(_RAW)
+    error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
     cf = pl.col(_CF) if controls else None
     counted = pl.col(_SCORE) if controls else score
     sums = frame.group_by([*keys, group_by]).agg(
@@ -87,8 +91,8 @@ def group_sums(
         n_divergent=(counted >= divergence_threshold).sum().cast(pl.Int64),
         score_sum=exact_sum(counted),
         score_sq_sum=exact_sum(counted * counted),
-        # every score's size, control ones included, must lie in [0, 1]
-        n_out_of_range=((score < 0) | (score > 1) | score.is_nan()).sum().cast(pl.Int64),
+        # every score's size, control ones included, must lie in [0, 1] (NaN does not)
+        n_out_of_range=(~(score <= 1)).sum().cast(pl.Int64),
         **(_order_sums(cf, equivalence_threshold) if orders else {}),
         **(_control_sums(cf, error) if cf is not None else {}),
     )
