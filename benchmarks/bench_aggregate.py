@@ -143,6 +143,37 @@ def child(rows: int, by: list[str]) -> dict[str, float]:
     }
 
 
+def stages(rows: int, repeats: int) -> None:
+    """CPU seconds of aggregate's stages by dimension, this tree, in this process."""
+    from pairwise_polars.summary._aggregate import _top_errors
+    from pairwise_polars.summary._excess import with_excess
+    from pairwise_polars.summary._intervals import with_intervals
+    from pairwise_polars.summary._power import with_min_detectable_effect
+    from pairwise_polars.summary._slice_sums import per_slice
+    from pairwise_polars.summary._sums import error_sums, group_sums
+
+    eager, keys = scored_frame(rows), ["metric", "dimension"]
+    frame = eager.lazy()
+    options = {"equivalence_threshold": 0.0, "divergence_threshold": 0.5}
+    sums = group_sums(frame, keys, "group_id", **options).collect()
+    slices = per_slice(sums, keys, False, one_row_per_group=True)
+    bounded = with_intervals(slices, 0.95)
+    calls = {
+        "whole aggregate": lambda: pp.aggregate(eager),
+        "group sums": lambda: group_sums(frame, keys, "group_id", **options).collect(),
+        "per-slice sums": lambda: per_slice(sums, keys, False, one_row_per_group=True),
+        "intervals (beta, t)": lambda: with_intervals(slices, 0.95),
+        "excess, detectable": lambda: with_excess(with_min_detectable_effect(bounded, 0.95), 0.95),
+        "error kinds": lambda: _top_errors(error_sums(frame, keys), keys),
+        "floor": lambda: two_stage_floor(eager, ["dimension"]),
+    }
+    print(f"{rows:,} rows by dimension; 1-min load {os.getloadavg()[0]:.1f}")
+    print("| stage | CPU s |")
+    print("| --- | ---: |")
+    for name, call in calls.items():
+        print(f"| {name} | {cpu_timed(call, repeats):.3f} |")
+
+
 def before_after(before: Path, rows: int, repeats: int) -> None:
     """This tree's package against ``before``'s, fresh processes alternated."""
     trees = {"before": before.resolve(), "after": HERE.parent}
@@ -176,6 +207,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--floor-only", action="store_true", help="skip the former version")
     parser.add_argument("--before", type=Path, help="an older checkout, run side by side")
+    parser.add_argument("--stages", action="store_true", help="CPU by stage, this tree")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--by", default="dimension", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -184,6 +216,9 @@ def main() -> None:
         return
     if args.before:
         before_after(args.before, args.rows, args.repeats)
+        return
+    if args.stages:
+        stages(args.rows, args.repeats)
         return
     frame = scored_frame(args.rows)
     print(

@@ -28,11 +28,13 @@ from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 ENGINE = "in-memory"
 """The engine of every pass: its sums add the rows in their order."""
 _T, _TERM = "__pairwise_total_", "__pairwise_term_"
+_RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
-    ("equivalence_rate", "n_equivalent", False),
-    ("divergence_rate", "n_divergent", False),
-    (MEAN, "score_sum", True),
+    ("equivalence_rate", "n_equivalent", _RATE_PARTS),
+    ("divergence_rate", "n_divergent", _RATE_PARTS),
+    (MEAN, "score_sum", (*_RATE_PARTS, "u4", "r2")),  # Satterthwaite's df, the power
 )
+_POWERS = ("r2", "u2", "u4")  # the excess's: its bounds (u) and its power (r2)
 
 
 def per_slice(
@@ -104,20 +106,13 @@ def _terms(controls: bool) -> dict[str, pl.Expr]:
     n = pl.col("n_scored").cast(pl.Float64)
     big_n = pl.col(_T + "n_scored").cast(pl.Float64)
     out: dict[str, pl.Expr] = {}
-    for name, total, fourth in _RESIDUALS:
+    for name, total, parts in _RESIDUALS:
         x = pl.col(total)
         r = x - pl.col(_T + total) / big_n * n
         # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
         u2 = r * r / (1 - n / big_n)
-        out |= {
-            f"{name}_x2": x * x,
-            f"{name}_nx": x * pl.col("n_scored"),
-            f"{name}_r2": r * r,
-            f"{name}_u2": u2,
-            f"{name}_u4": u2 * u2,
-        }
-        if fourth:
-            out[f"{name}_r4"] = r * r * r * r
+        every = {"x2": x * x, "nx": x * pl.col("n_scored"), "r2": r * r, "u2": u2, "u4": u2 * u2}
+        out |= {f"{name}_{part}": every[part] for part in parts}
     out |= _design_terms(n, big_n, "n")
     if controls:
         out |= _excess_terms(n, big_n)
@@ -153,7 +148,6 @@ def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
     control_u2 = control_r * control_r / (1 - q / big_q)
     return {
         "excess_r2": r * r,
-        "excess_r4": r * r * r * r,
         "excess_u2": u * u,
         "excess_u4": u * u * u * u,
         "excess_d": d,
@@ -180,8 +174,8 @@ def _finish(controls: bool) -> list[pl.Expr]:
     scored = big_n > 0
     out = [
         pl.when(scored).then(t(f"{name}_{part}")).alias(f"{name}_{part}")
-        for name, _, fourth in _RESIDUALS
-        for part in ("x2", "nx", "r2", "u2", "u4", *(("r4",) if fourth else ()))
+        for name, _, parts in _RESIDUALS
+        for part in parts
     ]
     out += [
         pl.when(scored & (t("n_whole") == 0)).then(_design_df(big_n, "n")).alias(DESIGN_DF),
@@ -225,9 +219,6 @@ def _excess_finish(big_n: pl.Expr) -> list[pl.Expr]:
         t("excess_groups").alias("__excess_groups"),
         t("control_groups").alias("__control_groups"),
     ]
-
-
-_POWERS = ("r2", "r4", "u2", "u4")
 
 
 def _no_excess() -> list[pl.Expr]:
