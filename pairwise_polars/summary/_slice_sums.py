@@ -11,7 +11,7 @@ Three passes over the per-group rows (one row per slice and group, far fewer tha
 The same summary to the last bit from any path (in memory, chunked parts, Ray blocks, rows in
 any order): the per-group sums of a group's rows are exact
 (:func:`~pairwise_polars.summary._sums.group_sums`), the per-group rows are sorted into one
-order (the group alone when it names one row per slice, else every column), and every pass
+order (by the keys and the group when they name one row each, else by every column), and every pass
 runs on the in-memory engine, whose sums follow the rows' order (the streaming engine adds
 partial sums in whatever order its threads finish).
 """
@@ -53,7 +53,11 @@ def per_slice(
         if labelled:
             rows = attach_control_labels(rows, keys, groups[0])
         rows = rows.collect(engine=ENGINE).lazy()
-    order = groups if one_row_per_group and len(groups) == 1 else _sum_order(rows, keys, groups)
+    # The same rows in the same places whatever order they came in: polars may add a slice's
+    # rows in parts split by position in the frame, so the order within each slice is not
+    # enough (seen on 1,260 per-group rows: the sums changed with the other slices' places).
+    unique = one_row_per_group and len(groups) == 1
+    order = [*keys, *groups] if unique else _sum_order(rows, keys, groups)
     rows = rows.sort(order, nulls_last=True).collect(engine=ENGINE)
     totals = (
         rows.lazy()
@@ -90,14 +94,14 @@ def per_slice(
 
 def _sum_order(rows: pl.LazyFrame, keys: list[str], groups: list[str]) -> list[str]:
     """The columns that put the per-group rows in one order whatever order they arrived in:
-    the group alone when the keys and the group name one row each (sums from ``group_sums``
-    or ``merge_sums``: within a slice, the same order as every column), else every column."""
+    the keys and the group when they name one row each (sums from ``group_sums`` or
+    ``merge_sums``: the same order as every column), else every column."""
     if len(groups) == 1:
         # Hashes: a collision only costs the full sort, and the same rows in any order hash
         # alike, so every path takes the same branch.
         unique = pl.struct(*keys, groups[0]).hash(seed=0).n_unique() == pl.len()
         if rows.select(unique).collect(engine=ENGINE).item():
-            return groups
+            return [*keys, *groups]
     return rows.collect_schema().names()
 
 

@@ -130,3 +130,14 @@ def test_a_summary_is_the_same_to_the_last_bit_by_every_path_in_any_row_order(
     for order in (blocks, blocks[::-1]):
         merged = combine(merge_sums(order, [*keys, "group_id"]), keys, errors=errors)
         assert_frame_equal(bits(merged), expected, check_exact=True)
+
+
+def test_many_groups_give_the_same_bits_whatever_order_the_rows_arrive_in() -> None:
+    # At a few thousand per-group rows polars adds a slice's rows in parts split by their
+    # place in the frame: the per-group rows must sit in the same places, not only in the
+    # same order within each slice.
+    data = scored(3, groups=1500)
+    expected = bits(pp.aggregate(data))
+    for seed in (1, 2):
+        shuffled = data.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert_frame_equal(bits(pp.aggregate(shuffled)), expected, check_exact=True)
