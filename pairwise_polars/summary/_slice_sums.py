@@ -11,9 +11,10 @@ Three passes over the per-group rows (one row per slice and group, far fewer tha
 The same summary to the last bit from any path (in memory, chunked parts, Ray blocks, rows in
 any order): the per-group sums of a group's rows are exact
 (:func:`~pairwise_polars.summary._sums.group_sums`), the per-group rows are sorted into one
-order (by the keys and the group when they name one row each, else by every column), and every pass
-runs on the in-memory engine, whose sums follow the rows' order (the streaming engine adds
-partial sums in whatever order its threads finish).
+order and so into the same places (by the keys and the group when they name one row each,
+else by every column), and every pass runs on the in-memory engine, whose sums depend on the
+rows' places in the frame (the streaming engine adds partial sums in whatever order its threads
+finish).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pairwise_polars.summary._ppi import LABEL_SUM_COLUMNS, attach_control_label
 from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 
 ENGINE = "in-memory"
-"""The engine of every pass: its sums add the rows in their order."""
+"""The engine of every pass: its sums depend on the rows' places, not on its threads' timing."""
 _T, _TERM = "__pairwise_total_", "__pairwise_term_"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
