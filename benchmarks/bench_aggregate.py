@@ -10,20 +10,35 @@ group in one of 7 dimensions, 2% errors); ``by=["dimension"]`` and ``by=[]``, me
 
     python benchmarks/bench_aggregate.py
     python benchmarks/bench_aggregate.py --rows 200000 --repeats 3   # smoke check
+
+``--before DIR`` (a checkout of an older commit) runs this tree's package and that one's in
+fresh processes, alternated, ``--repeats`` processes each: per process the CPU seconds of the
+floor and of ``aggregate`` (median of 3 calls after a warm-up) and the transient memory of its
+first call (peak resident memory during the call minus before it: the peak is reset through
+``/proc/self/clear_refs``, Linux).
+
+    python benchmarks/bench_aggregate.py --rows 1000000 --repeats 3 --before DIR
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
-from _frozen import frozen  # the former version, from git (this folder is on sys.path)
 
-import pairwise_polars as pp
+HERE = Path(__file__).resolve().parent
+if __name__ == "__main__" and "--child" in sys.argv:  # the package of the tree asked for
+    sys.path.insert(0, sys.argv[sys.argv.index("--child") + 1])
+
+import pairwise_polars as pp  # noqa: E402
 
 
 def scored_frame(rows: int, seed: int = 7) -> pl.DataFrame:
@@ -100,12 +115,111 @@ def timed(call, repeats: int) -> float:
     return statistics.median(times)
 
 
+def _status_mib(key: str) -> float:
+    text = Path("/proc/self/status").read_text()
+    return int(text.split(f"{key}:")[1].split()[0]) / 1024
+
+
+def child(rows: int, by: list[str]) -> dict[str, float]:
+    """One fresh process's figures (see the module docstring)."""
+    frame = scored_frame(rows)
+    Path("/proc/self/clear_refs").write_text("5")  # the peak resident memory starts again here
+    before = _status_mib("VmRSS")
+    pp.aggregate(frame, by=by)
+    transient = _status_mib("VmHWM") - before
+    floor, mine = [], []
+    for _ in range(3):  # alternated, after the warm-up above (and one of the floor)
+        if not floor:
+            two_stage_floor(frame, by)
+        for times, call in ((floor, two_stage_floor), (mine, pp.aggregate)):
+            started = time.process_time()
+            call(frame, by)
+            times.append(time.process_time() - started)
+    return {
+        "floor": statistics.median(floor),
+        "aggregate": statistics.median(mine),
+        "transient": transient,
+        "package": pp.__file__,
+    }
+
+
+def stages(rows: int, repeats: int) -> None:
+    """CPU seconds of aggregate's stages by dimension, this tree, in this process."""
+    from pairwise_polars.summary._aggregate import _top_errors
+    from pairwise_polars.summary._excess import with_excess
+    from pairwise_polars.summary._intervals import with_intervals
+    from pairwise_polars.summary._power import with_min_detectable_effect
+    from pairwise_polars.summary._slice_sums import per_slice
+    from pairwise_polars.summary._sums import error_sums, group_sums
+
+    eager, keys = scored_frame(rows), ["metric", "dimension"]
+    frame = eager.lazy()
+    options = {"equivalence_threshold": 0.0, "divergence_threshold": 0.5}
+    sums = group_sums(frame, keys, "group_id", **options).collect()
+    slices = per_slice(sums, keys, False, one_row_per_group=True)
+    bounded = with_intervals(slices, 0.95)
+    calls = {
+        "whole aggregate": lambda: pp.aggregate(eager),
+        "group sums": lambda: group_sums(frame, keys, "group_id", **options).collect(),
+        "per-slice sums": lambda: per_slice(sums, keys, False, one_row_per_group=True),
+        "intervals (beta, t)": lambda: with_intervals(slices, 0.95),
+        "excess, detectable": lambda: with_excess(with_min_detectable_effect(bounded, 0.95), 0.95),
+        "error kinds": lambda: _top_errors(error_sums(frame, keys), keys),
+        "floor": lambda: two_stage_floor(eager, ["dimension"]),
+    }
+    print(f"{rows:,} rows by dimension; 1-min load {os.getloadavg()[0]:.1f}")
+    print("| stage | CPU s |")
+    print("| --- | ---: |")
+    for name, call in calls.items():
+        print(f"| {name} | {cpu_timed(call, repeats):.3f} |")
+
+
+def before_after(before: Path, rows: int, repeats: int) -> None:
+    """This tree's package against ``before``'s, fresh processes alternated."""
+    trees = {"before": before.resolve(), "after": HERE.parent}
+    print(f"{rows:,} scored rows; polars {pl.__version__}; 1-min load {os.getloadavg()[0]:.1f}")
+    print("| by | tree | floor CPU s | aggregate CPU s | aggregate / floor | transient MiB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for by in ("dimension", ""):
+        got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+        for repeat in range(repeats):
+            for name in list(trees)[:: 1 if repeat % 2 == 0 else -1]:
+                command = [sys.executable, __file__, "--child", str(trees[name])]
+                command += ["--rows", str(rows), "--by", by]
+                done = subprocess.run(command, check=True, capture_output=True, text=True)
+                figures = json.loads(done.stdout)
+                assert figures["package"].startswith(str(trees[name])), figures["package"]
+                got[name].append(figures)
+        for name, runs in got.items():
+            floor, mine, transient = (
+                statistics.median(r[k] for r in runs) for k in ("floor", "aggregate", "transient")
+            )
+            print(
+                f"| {by or '(overall)'} | {name} | {floor:.3f} | {mine:.3f} | {mine / floor:.2f}x "
+                f"| {transient:.0f} |"
+            )
+    print(f"1-min load at the end {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--floor-only", action="store_true", help="skip the former version")
+    parser.add_argument("--before", type=Path, help="an older checkout, run side by side")
+    parser.add_argument("--stages", action="store_true", help="CPU by stage, this tree")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--by", default="dimension", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.rows, [args.by] if args.by else [])))
+        return
+    if args.before:
+        before_after(args.before, args.rows, args.repeats)
+        return
+    if args.stages:
+        stages(args.rows, args.repeats)
+        return
     frame = scored_frame(args.rows)
     print(
         f"{args.rows:,} scored rows; polars {pl.__version__}; 1-min load {os.getloadavg()[0]:.1f}"
@@ -127,6 +241,8 @@ def main() -> None:
     print()
     print("| by | before (s) | after (s) | after / before |")
     print("| --- | --- | --- | --- |")
+    from _frozen import frozen  # the former version, from git (this folder is on sys.path)
+
     former = frozen("aggregate_v1", "summary._aggregate")
     for by in (["dimension"], []):
         before = timed(lambda by=by: former.aggregate(frame, by=by), args.repeats)

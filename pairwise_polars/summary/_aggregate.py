@@ -20,33 +20,19 @@ from pairwise_polars.summary._attribute_effect import (
     plain_rows,
 )
 from pairwise_polars.summary._duplicates import refuse_duplicates
-from pairwise_polars.summary._excess import attach_controls, excess_sums, with_excess
-from pairwise_polars.summary._intervals import (
-    MEAN,
-    design_sums,
-    residual_sums,
-    with_intervals,
-)
+from pairwise_polars.summary._excess import with_excess
+from pairwise_polars.summary._intervals import with_intervals
 from pairwise_polars.summary._judge_figures import JUDGE_COLUMNS, judge_figures
 from pairwise_polars.summary._judge_rows import combined_only, has_members
 from pairwise_polars.summary._power import MIN_DETECTABLE, with_min_detectable_effect
 from pairwise_polars.summary._ppi import (
-    LABEL_SUM_COLUMNS,
     PPI_COLUMNS,
-    attach_control_labels,
     label_sums,
-    ppi_sums,
     with_ppi,
 )
+from pairwise_polars.summary._slice_sums import ENGINE, per_slice
 from pairwise_polars.summary._stability_check import STABILITY
-from pairwise_polars.summary._sums import (
-    CONTROL_SUMS,
-    ERROR_KIND,
-    SCORED_SUMS,
-    SUM_COLUMNS,
-    error_sums,
-    group_sums,
-)
+from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
 from pairwise_polars.summary._thresholds import check_score_thresholds
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -260,7 +246,8 @@ def aggregate_checked(
             divergence_threshold=divergence_threshold,
         )
         sums = sums.join(labelled, on=[*keys, group_by], how="left", nulls_equal=True)
-    summary = combine(sums, keys, confidence=confidence, errors=error_sums(frame, keys))
+    errors = error_sums(frame, keys)
+    summary = _combine(sums, keys, confidence=confidence, errors=errors, one_row_per_group=True)
     if audited:
         effect = attribute_effect(scored_rows, keys, group_by, confidence=confidence)
         summary = summary.join(effect, on=keys, how="left", nulls_equal=True)
@@ -283,12 +270,27 @@ def combine(
     :func:`~pairwise_polars.summary._sums.error_sums`. With the sums of
     :func:`~pairwise_polars.summary._ppi.label_sums` beside them, the ``PPI_COLUMNS`` follow.
     Raises :class:`ScoreError` when a score lies outside [0, 1]."""
+    return _combine(sums, keys, confidence=confidence, errors=errors, one_row_per_group=False)
+
+
+def _combine(
+    sums: pl.LazyFrame | pl.DataFrame,
+    keys: Sequence[str],
+    *,
+    confidence: float,
+    errors: pl.LazyFrame | pl.DataFrame | None,
+    one_row_per_group: bool,
+) -> pl.DataFrame:
+    """:func:`combine`, told whether the sums hold one row per slice and group (as
+    ``group_sums`` gives them: nothing to check before they are sorted)."""
     keys = list(keys)
     # Collected once (one row per group, not per pair): the range check and the combine below
     # read the same sums, which a lazy frame would compute twice from the scored rows.
     collected = _in_range(sums.lazy().collect())
     labelled = "n_labelled" in collected.columns
-    summary = with_intervals(_per_slice(collected, keys, labelled), confidence)
+    summary = with_intervals(
+        per_slice(collected, keys, labelled, one_row_per_group=one_row_per_group), confidence
+    )
     if labelled:
         summary = with_ppi(summary, confidence)
     summary = with_excess(with_min_detectable_effect(summary, confidence), confidence)
@@ -309,45 +311,10 @@ def _in_range(collected: pl.DataFrame) -> pl.DataFrame:
     out_of_range = collected["n_out_of_range"].sum()
     if out_of_range:
         raise ScoreError(
-            f"{out_of_range} scores lie outside [0, 1]; aggregate expects the "
+            f"{out_of_range} scores lie outside [0, 1] (or are NaN); aggregate expects the "
             "normalised `score` column (raw / rubric max), not `raw_score`."
         )
     return collected
-
-
-def _per_slice(collected: pl.DataFrame, keys: list[str], labelled: bool) -> pl.DataFrame:
-    """The per-group sums added up per slice of ``keys`` (the control pairs' sums attached to
-    their groups first): what the intervals, PPI and excess figures are computed from."""
-    n_scored = pl.col("n_scored")
-    known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
-    groups = [c for c in collected.columns if c not in known]
-    order = _sum_order(collected, keys, groups)
-    sums = collected.lazy()
-    # The group column: controls are the noise of their group (nothing to attach without any:
-    # the join would only copy zeros).
-    if len(groups) == 1 and collected["n_control"].sum() > 0:
-        sums = attach_controls(sums, keys, groups[0])
-        if labelled:
-            sums = attach_control_labels(sums, keys, groups[0])
-    return (
-        # A fixed order of the groups: the float sums over them (and so the intervals) come
-        # out the same to the last bit whatever order the rows or the blocks arrived in.
-        sums.sort(order, nulls_last=True)
-        .group_by(keys, maintain_order=True)
-        .agg(
-            pl.col("n_pairs", "n_scored", "n_errors").sum(),
-            (n_scored > 0).sum().cast(pl.Int64).alias("n_groups"),
-            pl.col(*SCORED_SUMS).sum(),
-            *residual_sums("n_equivalent", "n_scored", "equivalence_rate"),
-            *residual_sums("n_divergent", "n_scored", "divergence_rate"),
-            *residual_sums("score_sum", "n_scored", MEAN, fourth=True),
-            *design_sums("n_scored"),
-            pl.col(*CONTROL_SUMS).sum(),
-            *excess_sums(),
-            *(ppi_sums() if labelled else []),
-        )
-        .collect()
-    )
 
 
 def _summary_columns(summary: pl.DataFrame, keys: list[str], labelled: bool) -> pl.DataFrame:
@@ -369,20 +336,6 @@ def _summary_columns(summary: pl.DataFrame, keys: list[str], labelled: bool) -> 
     ).sort(keys, nulls_last=True)
 
 
-def _sum_order(sums: pl.DataFrame, keys: list[str], groups: list[str]) -> list[str]:
-    """The columns that order the per-group sums the same way whatever order they arrived in:
-    the keys and the group when those name one row each (sums from ``group_sums`` or
-    ``merge_sums``: the same order as every column, measured at half the sort's cost), else
-    every column."""
-    if len(groups) == 1:
-        unique = [*keys, groups[0]]
-        if unique == sums.columns[: len(unique)] and not (
-            sums.select(pl.struct(unique).is_duplicated().any()).item()
-        ):
-            return unique
-    return sums.columns
-
-
 def _top_errors(errors: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """The commonest kind of error per slice (ties: the first in text order)."""
     return (
@@ -390,5 +343,5 @@ def _top_errors(errors: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.Data
         .sort("n", ERROR_KIND, descending=[True, False], nulls_last=True)
         .group_by(keys, maintain_order=True)
         .agg(top_error=pl.col(ERROR_KIND).first())
-        .collect()
+        .collect(engine=ENGINE)
     )

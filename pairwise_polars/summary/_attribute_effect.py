@@ -26,7 +26,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from pairwise_polars.summary._intervals import residual_sums, satterthwaite
+from pairwise_polars.summary._slice_sums import ENGINE
 from pairwise_polars.summary._student_t import t_quantile
+from pairwise_polars.summary._sums import exact_sum
 
 VIEW, PLAIN, MASKED = "view", "plain", "masked"
 EFFECT = "judge_attribute_effect"
@@ -77,7 +79,7 @@ def attribute_effect(
         pl.col("__plain").is_not_null() & pl.col("__masked").is_not_null()
     )
     per_group = both.group_by([*keys, group_by]).agg(
-        (pl.col("__plain") - pl.col("__masked")).sum().alias(_D),
+        exact_sum(pl.col("__plain") - pl.col("__masked")).alias(_D),  # in any row order
         pl.len().cast(pl.Int64).alias(_N),
     )
     per_slice = (
@@ -89,7 +91,7 @@ def attribute_effect(
             pl.len().cast(pl.Int64).alias("__groups"),
             *residual_sums(_D, _N, "__effect", fourth=True),
         )
-        .collect()
+        .collect(engine=ENGINE)
     )
     out = _with_bounds(per_slice, confidence)
     counts = not_masked.collect()

@@ -107,7 +107,7 @@ def _guess(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     pp = np.where(p < 0.5, p, 1 - p)
     t = np.sqrt(-2 * np.log(pp))
     z = (2.30753 + t * 0.27061) / (1 + t * (0.99229 + t * 0.04481)) - t
-    z = np.where(p < 0.5, z, -z)
+    z = np.where(p < 0.5, -z, z)  # Numerical Recipes: positive z, the lower tail
     al = (z * z - 3) / 6
     big_a, big_b = np.maximum(2 * a - 1, 1.0), np.maximum(2 * b - 1, 1.0)
     h = 2 / (1 / big_a + 1 / big_b)

@@ -79,7 +79,7 @@ import polars as pl
 from pairwise_polars.labels import LABEL
 from pairwise_polars.summary._intervals import satterthwaite
 from pairwise_polars.summary._student_t import t_quantile
-from pairwise_polars.summary._sums import PAIR_KIND
+from pairwise_polars.summary._sums import PAIR_KIND, exact_sum
 
 FIGURES = {
     # figure: (judge total over all scored pairs, label total, judge total over labelled)
@@ -127,7 +127,12 @@ def attach_control_labels(sums: pl.LazyFrame, keys: Sequence[str], group_by: str
     joint = [k for k in keys if k == "metric"]
     if [k for k in keys if k not in joint] == []:
         return sums
-    controls = sums.group_by([*joint, group_by]).agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    # Added up in a fixed order of the slice rows, as the judge's control sums are.
+    controls = (
+        sums.sort([*keys, group_by], nulls_last=True)
+        .group_by([*joint, group_by], maintain_order=True)
+        .agg(pl.col(CONTROL_LABEL_SUMS).sum())
+    )
     return (
         sums.drop(CONTROL_LABEL_SUMS)
         .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
@@ -165,11 +170,11 @@ def label_sums(
         judged_equivalent=(f <= equivalence_threshold).sum().cast(pl.Int64),
         label_divergent=(y >= divergence_threshold).sum().cast(pl.Int64),
         judged_divergent=(f >= divergence_threshold).sum().cast(pl.Int64),
-        label_sum=y.sum(),
-        judged_sum=f.sum(),
-        label_sq_sum=(y * y).sum(),
-        judged_sq_sum=(f * f).sum(),
-        cross_sum=(y * f).sum(),
+        label_sum=exact_sum(y),
+        judged_sum=exact_sum(f),
+        label_sq_sum=exact_sum(y * y),
+        judged_sq_sum=exact_sum(f * f),
+        cross_sum=exact_sum(y * f),
         label_off_equivalent=((y <= equivalence_threshold) != (f <= equivalence_threshold))
         .sum()
         .cast(pl.Int64),
@@ -178,8 +183,8 @@ def label_sums(
         .cast(pl.Int64),
         label_off=(y != f).sum().cast(pl.Int64),
         n_control_labelled=pl.col(_CY).is_not_null().sum().cast(pl.Int64),
-        control_label_sum=pl.col(_CY).sum(),
-        control_judged_sum=pl.col(_CF).sum(),
+        control_label_sum=exact_sum(pl.col(_CY)),
+        control_judged_sum=exact_sum(pl.col(_CF)),
     )
 
 

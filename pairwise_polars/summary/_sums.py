@@ -33,9 +33,10 @@ SUM_COLUMNS = ("n_pairs", "n_scored", "n_errors", *SCORED_SUMS, *CONTROL_SUMS)
 """The columns of :func:`group_sums` besides the keys; each one adds up across blocks."""
 ERROR_KIND = "error_kind"
 PAIR_KIND = "pair_kind"
-_AB, _BA = "__pairwise_score_ab", "__pairwise_score_ba"
 _CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_control_score"
+_RAW = "__pairwise_score"
 ERROR_KIND_LENGTH = 120
+_SCALE = 2.0**96  # a group of up to 2^31 scores of 1 fits an Int128
 
 
 def group_sums(
@@ -58,58 +59,84 @@ def group_sums(
     in the other). Control pairs (``pair_kind == "control"``: two answers to the same input)
     give ``n_control``, ``n_control_scored``, ``n_control_errors`` (as ``n_errors``) and
     ``control_score_sum``. ``n_out_of_range``
-    counts scores of either kind outside [0, 1]. The frame must have ``score`` and the key
-    columns; thresholds must be those the combine step reports.
+    counts scores of either kind outside [0, 1] (or NaN), which the sums leave out. The frame
+    must have ``score`` and the key columns; thresholds must be those the combine step reports.
+    The sums of scores are exact (see :func:`exact_sum`): the same to the last bit whatever
+    order a group's rows come in, and on either engine.
     """
     schema = frame.collect_schema()
     # A signed metric's score (pairwise-favour, in [-1, 1]) diverges by its size.
     score = pl.col("score").cast(pl.Float64).abs()
+    controls, orders = PAIR_KIND in schema, "score_ab" in schema and "score_ba" in schema
+    # Helper columns, each computed once (and never literals inside the aggregation: polars
+    # 1.32 panics on a filtered literal in a group context).
+    helpers = [score.alias(_RAW)]
+    if controls:
+        is_control = pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
+        helpers += [
+            (~is_control).alias(_CF),
+            pl.when(~is_control).then(score).alias(_SCORE),
+            pl.when(is_control).then(score).alias(_CONTROL),
+        ]
+    frame = frame.with_columns(helpers)
+    score = pl.col(_RAW)
     error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
-    orders = "score_ab" in schema and "score_ba" in schema
-    is_control = (
-        pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
-        if PAIR_KIND in schema
-        else pl.lit(False)
+    cf = pl.col(_CF) if controls else None
+    counted = pl.col(_SCORE) if controls else score
+    sums = frame.group_by([*keys, group_by]).agg(
+        n_pairs=(cf.sum() if cf is not None else pl.len()).cast(pl.Int64),
+        n_scored=counted.is_not_null().sum().cast(pl.Int64),
+        n_errors=(error if cf is None else error & cf).sum().cast(pl.Int64),
+        n_equivalent=(counted <= equivalence_threshold).sum().cast(pl.Int64),
+        n_divergent=(counted >= divergence_threshold).sum().cast(pl.Int64),
+        score_sum=exact_sum(counted),
+        score_sq_sum=exact_sum(counted * counted),
+        # every score's size, control ones included, must lie in [0, 1] (NaN does not)
+        n_out_of_range=(~(score <= 1)).sum().cast(pl.Int64),
+        **(_order_sums(cf, equivalence_threshold) if orders else {}),
+        **(_control_sums(cf, error) if cf is not None else {}),
     )
-    # Helper columns, never literals inside the aggregation (polars 1.32 panics on a filtered
-    # literal in a group context).
-    frame = frame.with_columns(
-        (~is_control).alias(_CF),
-        pl.when(~is_control).then(score).alias(_SCORE),
-        pl.when(is_control).then(score).alias(_CONTROL),
-        pl.when(~is_control)
-        .then(pl.col("score_ab").abs() if orders else pl.lit(None))
-        .cast(pl.Float64)
-        .alias(_AB),
-        pl.when(~is_control)
-        .then(pl.col("score_ba").abs() if orders else pl.lit(None))
-        .cast(pl.Float64)
-        .alias(_BA),
-    )
-    raw = score  # every score's size, control ones included, must lie in [0, 1]
-    cf, score, control = pl.col(_CF), pl.col(_SCORE), pl.col(_CONTROL)
-    control_error = error & ~cf
-    error = error & cf
-    ab, ba = pl.col(_AB), pl.col(_BA)
+    zeros = {  # what the sums of absent columns add up to, without an aggregation each
+        **({} if orders else {"n_both_orders": 0, "position_gap_sum": 0.0, "n_position_flips": 0}),
+        **({} if controls else dict.fromkeys(CONTROL_SUMS, 0) | {"control_score_sum": 0.0}),
+    }
+    return sums.with_columns(
+        pl.lit(v, pl.Float64 if isinstance(v, float) else pl.Int64).alias(c)
+        for c, v in zeros.items()
+    ).select(*keys, group_by, *SUM_COLUMNS)
+
+
+def exact_sum(value: pl.Expr) -> pl.Expr:
+    """The sum of ``value`` (scores, labels: in [-1, 1]) the same to the last bit whatever
+    order the rows come in, on either engine: each value a whole number of 2^-96 (exact from
+    2^-44 up; below, what lies under 2^-96 is dropped), added as integers, rounded once.
+    Values outside [-1, 1] and NaN add 0: callers count them apart (``n_out_of_range``)."""
+    inside = pl.when(value.abs() <= 1.0).then(value).otherwise(0.0)
+    return (inside * _SCALE).cast(pl.Int128).sum().cast(pl.Float64) / _SCALE
+
+
+def _order_sums(cf: pl.Expr | None, equivalence_threshold: float) -> dict[str, pl.Expr]:
+    """The position sums of pairs judged in both orders (counterfactual ones, ``cf``)."""
+    ab, ba = pl.col("score_ab").cast(pl.Float64).abs(), pl.col("score_ba").cast(pl.Float64).abs()
     both = ab.is_not_null() & ba.is_not_null()
+    if cf is not None:
+        both &= cf
     flip = (ab <= equivalence_threshold) != (ba <= equivalence_threshold)
-    return frame.group_by([*keys, group_by]).agg(
-        n_pairs=cf.sum().cast(pl.Int64),
-        n_scored=score.is_not_null().sum().cast(pl.Int64),
-        n_errors=error.sum().cast(pl.Int64),
-        n_equivalent=(score <= equivalence_threshold).sum().cast(pl.Int64),
-        n_divergent=(score >= divergence_threshold).sum().cast(pl.Int64),
-        score_sum=score.sum(),
-        score_sq_sum=(score * score).sum(),
-        n_out_of_range=((raw < 0) | (raw > 1)).sum().cast(pl.Int64),
-        n_both_orders=both.sum().cast(pl.Int64),
-        position_gap_sum=(ab - ba).abs().filter(both).sum(),
-        n_position_flips=flip.filter(both).sum().cast(pl.Int64),
-        n_control=(~cf).sum().cast(pl.Int64),
-        n_control_scored=control.is_not_null().sum().cast(pl.Int64),
-        n_control_errors=control_error.sum().cast(pl.Int64),
-        control_score_sum=control.sum(),
-    )
+    return {
+        "n_both_orders": both.sum().cast(pl.Int64),
+        "position_gap_sum": exact_sum((ab - ba).abs().filter(both)),
+        "n_position_flips": flip.filter(both).sum().cast(pl.Int64),
+    }
+
+
+def _control_sums(cf: pl.Expr, error: pl.Expr) -> dict[str, pl.Expr]:
+    control = pl.col(_CONTROL)
+    return {
+        "n_control": (~cf).sum().cast(pl.Int64),
+        "n_control_scored": control.is_not_null().sum().cast(pl.Int64),
+        "n_control_errors": (error & ~cf).sum().cast(pl.Int64),
+        "control_score_sum": exact_sum(control),
+    }
 
 
 def error_sums(frame: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:

@@ -1,0 +1,241 @@
+"""Stage two's first half: each slice's sums over its groups' per-group sums.
+
+Three passes over the per-group rows (one row per slice and group, far fewer than pairs):
+
+1. the slice totals (``N``, ``S``, the hit counts, the control sums), once per slice;
+2. each group's terms (residuals, their squares and fourth powers, the design's weights) from
+   its own sums and its slice's totals, joined on: a total is computed once, not once per
+   expression that reads it;
+3. the terms added up per slice.
+
+The same summary to the last bit from any path (in memory, chunked parts, Ray blocks, rows in
+any order): the per-group sums of a group's rows are exact
+(:func:`~pairwise_polars.summary._sums.group_sums`), the per-group rows are sorted into one
+order and so into the same places (by the keys and the group when they name one row each,
+else by every column), and every pass runs on the in-memory engine, whose sums depend on the
+rows' places in the frame (the streaming engine adds partial sums in whatever order its threads
+finish).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pairwise_polars.summary._excess import attach_controls
+from pairwise_polars.summary._intervals import DESIGN_DF, MEAN, SIZE_SQ
+from pairwise_polars.summary._ppi import LABEL_SUM_COLUMNS, attach_control_labels, ppi_sums
+from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
+
+ENGINE = "in-memory"
+"""The engine of every pass: its sums depend on the rows' places, not on its threads' timing."""
+_T, _TERM = "__pairwise_total_", "__pairwise_term_"
+_RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
+_RESIDUALS = (
+    ("equivalence_rate", "n_equivalent", _RATE_PARTS),
+    ("divergence_rate", "n_divergent", _RATE_PARTS),
+    (MEAN, "score_sum", (*_RATE_PARTS, "u4", "r2")),  # Satterthwaite's df, the power
+)
+_POWERS = ("r2", "u2", "u4")  # the excess's: its bounds (u) and its power (r2)
+
+
+def per_slice(
+    collected: pl.DataFrame, keys: list[str], labelled: bool, *, one_row_per_group: bool
+) -> pl.DataFrame:
+    """The per-group sums added up per slice of ``keys`` (the control pairs' sums attached to
+    their groups first): what the intervals, PPI and excess figures are computed from.
+    ``one_row_per_group``: the sums are known to hold one row per slice and group."""
+    known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
+    groups = [c for c in collected.columns if c not in known]
+    rows = collected.lazy()
+    # The group column: controls are the noise of their group (nothing to attach without any:
+    # the join would only copy zeros).
+    if len(groups) == 1 and collected["n_control"].sum() > 0:
+        rows = attach_controls(rows, keys, groups[0])
+        if labelled:
+            rows = attach_control_labels(rows, keys, groups[0])
+        rows = rows.collect(engine=ENGINE).lazy()
+    # The same rows in the same places whatever order they came in: polars may add a slice's
+    # rows in parts split by position in the frame, so the order within each slice is not
+    # enough (seen on 1,260 per-group rows: the sums changed with the other slices' places).
+    unique = one_row_per_group and len(groups) == 1
+    order = [*keys, *groups] if unique else _sum_order(rows, keys, groups)
+    rows = rows.sort(order, nulls_last=True).collect(engine=ENGINE)
+    totals = (
+        rows.lazy()
+        .group_by(keys, maintain_order=True)
+        .agg(
+            pl.col("n_pairs", "n_scored", "n_errors").sum(),
+            (pl.col("n_scored") > 0).sum().cast(pl.Int64).alias("n_groups"),
+            pl.col(*SCORED_SUMS, *CONTROL_SUMS).sum(),
+        )
+        .collect(engine=ENGINE)
+    )
+    controls = totals["n_control_scored"].sum() > 0
+    terms = _terms(controls)
+    needed = ["n_scored", "n_equivalent", "n_divergent", "score_sum"]
+    needed += ["n_control_scored", "control_score_sum"] if controls else []
+    broadcast = totals.select(*keys, *[pl.col(c).alias(_T + c) for c in needed]).lazy()
+    on_totals = (
+        rows.lazy().join(broadcast, on=keys, how="left", nulls_equal=True, maintain_order="left")
+        if keys
+        else rows.lazy().join(broadcast, how="cross", maintain_order="left")
+    )
+    summed = (
+        on_totals.with_columns(expr.alias(_TERM + name) for name, expr in terms.items())
+        .group_by(keys, maintain_order=True)
+        .agg(
+            pl.col(*(_TERM + name for name in terms)).sum(),
+            *(ppi_sums() if labelled else []),
+        )
+        .collect(engine=ENGINE)
+    )
+    frame = pl.concat([totals, summed.drop(keys)], how="horizontal")
+    return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
+
+
+def _sum_order(rows: pl.LazyFrame, keys: list[str], groups: list[str]) -> list[str]:
+    """The columns that put the per-group rows in one order whatever order they arrived in:
+    the keys and the group when they name one row each (sums from ``group_sums`` or
+    ``merge_sums``: the same order as every column), else every column."""
+    if len(groups) == 1:
+        # Hashes: a collision only costs the full sort, and the same rows in any order hash
+        # alike, so every path takes the same branch.
+        unique = pl.struct(*keys, groups[0]).hash(seed=0).n_unique() == pl.len()
+        if rows.select(unique).collect(engine=ENGINE).item():
+            return [*keys, *groups]
+    return rows.collect_schema().names()
+
+
+def _terms(controls: bool) -> dict[str, pl.Expr]:
+    """Each group's terms, from its sums and its slice's totals (columns ``_T + name``)."""
+    n = pl.col("n_scored").cast(pl.Float64)
+    big_n = pl.col(_T + "n_scored").cast(pl.Float64)
+    out: dict[str, pl.Expr] = {}
+    for name, total, parts in _RESIDUALS:
+        x = pl.col(total)
+        r = x - pl.col(_T + total) / big_n * n
+        # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
+        u2 = r * r / (1 - n / big_n)
+        every = {"x2": x * x, "nx": x * pl.col("n_scored"), "r2": r * r, "u2": u2, "u4": u2 * u2}
+        out |= {f"{name}_{part}": every[part] for part in parts}
+    out |= _design_terms(n, big_n, "n")
+    if controls:
+        out |= _excess_terms(n, big_n)
+    return out
+
+
+def _design_terms(n: pl.Expr, big_n: pl.Expr, name: str) -> dict[str, pl.Expr]:
+    """The terms of Bell and McCaffrey's degrees of freedom of a mean's CR2 variance."""
+    d = n / (1 - n / big_n)
+    return {
+        f"{name}_dd": d * d,
+        f"{name}_ddn": d * d * n,
+        f"{name}_dn": d * n,
+        f"{name}_nn": n * n,
+        f"{name}_whole": (n / big_n >= 1).cast(pl.Int64),
+    }
+
+
+def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
+    """The terms of the excess divergence's sums (see
+    :mod:`pairwise_polars.summary._excess`)."""
+    s, c = pl.col("score_sum"), pl.col("control_score_sum")
+    q = pl.col("n_control_scored").cast(pl.Float64)
+    big_q = pl.col(_T + "n_control_scored").cast(pl.Float64)
+    m, k = pl.col(_T + "score_sum") / big_n, pl.col(_T + "control_score_sum") / big_q
+    r = (s - m * n) / big_n - (c - k * q) / big_q
+    a, b = 1 / (1 - n / big_n).sqrt(), 1 / (1 - q / big_q).sqrt()
+    u = (s - m * n) * a / big_n - (c - k * q) * b / big_q
+    d = a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)
+    x2 = a * a * n * n / (big_n * big_n * big_n)
+    y2 = b * b * q * q / (big_q * big_q * big_q)
+    control_r = c - k * q
+    control_u2 = control_r * control_r / (1 - q / big_q)
+    return {
+        "excess_r2": r * r,
+        "excess_u2": u * u,
+        "excess_u4": u * u * u * u,
+        "excess_d": d,
+        "excess_x2": x2,
+        "excess_y2": y2,
+        "excess_xy": a * b * n * q / (big_n * big_q).pow(1.5),
+        "excess_dd": d * d,
+        "excess_dx2": d * x2,
+        "excess_dy2": d * y2,
+        "control_u2": control_u2,
+        "control_u4": control_u2 * control_u2,
+        "excess_groups": ((n > 0) | (q > 0)).cast(pl.Int64),
+        "control_groups": (q > 0).cast(pl.Int64),
+        **_design_terms(q, big_q, "q"),
+    }
+
+
+def _finish(controls: bool) -> list[pl.Expr]:
+    """The slice's sums from its terms' sums and totals: the columns ``with_intervals`` and
+    ``with_excess`` read."""
+
+    t = _term
+    big_n = pl.col("n_scored").cast(pl.Float64)
+    scored = big_n > 0
+    out = [
+        pl.when(scored).then(t(f"{name}_{part}")).alias(f"{name}_{part}")
+        for name, _, parts in _RESIDUALS
+        for part in parts
+    ]
+    out += [
+        pl.when(scored & (t("n_whole") == 0)).then(_design_df(big_n, "n")).alias(DESIGN_DF),
+        t("n_nn").alias(SIZE_SQ),
+    ]
+    return out + (_excess_finish(big_n) if controls else _no_excess())
+
+
+def _design_df(big_n: pl.Expr, name: str) -> pl.Expr:
+    dd, ddn, dn = (pl.col(f"{_TERM}{name}_{part}") for part in ("dd", "ddn", "dn"))
+    f = dd - 2 / big_n * ddn + dn**2 / (big_n * big_n)
+    return big_n * big_n / f
+
+
+def _term(name: str) -> pl.Expr:
+    return pl.col(_TERM + name)
+
+
+def _excess_finish(big_n: pl.Expr) -> list[pl.Expr]:
+    t = _term
+    big_q = pl.col("n_control_scored").cast(pl.Float64)
+    both = (big_n > 0) & (big_q > 0)
+    whole = (t("n_whole") == 0) & (t("q_whole") == 0)
+    trace = t("excess_d") - t("excess_x2") - t("excess_y2")
+    frobenius = (
+        t("excess_dd")
+        - 2 * t("excess_dx2")
+        - 2 * t("excess_dy2")
+        + t("excess_x2") ** 2
+        + t("excess_y2") ** 2
+        + 2 * t("excess_xy") ** 2
+    )
+    has_q = big_q > 0
+    return [
+        *(pl.when(both).then(t(f"excess_{p}")).alias(f"__excess_{p}") for p in _POWERS),
+        pl.when(both & whole).then(trace * trace / frobenius).alias("__excess_bm"),
+        pl.when(has_q).then(t("control_u2")).alias("__control_u2"),
+        pl.when(has_q).then(t("control_u4")).alias("__control_u4"),
+        t("q_nn").alias("__control_n_sq"),
+        pl.when(has_q & (t("q_whole") == 0)).then(_design_df(big_q, "q")).alias("__control_bm"),
+        t("excess_groups").alias("__excess_groups"),
+        t("control_groups").alias("__control_groups"),
+    ]
+
+
+def _no_excess() -> list[pl.Expr]:
+    """What :func:`_excess_finish` gives when no slice has a scored control pair, without
+    computing a term: nulls, no control sizes, and the groups with scored pairs."""
+    null = pl.lit(None, pl.Float64)
+    return [
+        *(null.alias(f"__excess_{p}") for p in (*_POWERS, "bm")),
+        null.alias("__control_u2"),
+        null.alias("__control_u4"),
+        pl.lit(0.0).alias("__control_n_sq"),
+        null.alias("__control_bm"),
+        pl.col("n_groups").alias("__excess_groups"),
+        pl.lit(0, pl.Int64).alias("__control_groups"),
+    ]
