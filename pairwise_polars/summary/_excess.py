@@ -79,64 +79,9 @@ def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> p
     )
 
 
-def excess_sums() -> list[pl.Expr]:
-    """Aggregations over a slice's per-group sums (``score_sum``, ``n_scored``,
-    ``control_score_sum``, ``n_control_scored``): the residual sums of the excess (plain and
-    CR2-scaled), its Bell-McCaffrey degrees of freedom, the control side's own residual sums
-    and sizes, and the number of groups it rests on."""
-    n, s = pl.col("n_scored").cast(pl.Float64), pl.col("score_sum")
-    q, c = pl.col("n_control_scored").cast(pl.Float64), pl.col("control_score_sum")
-    big_n, big_q = n.sum(), q.sum()
-    m, k = s.sum() / big_n, c.sum() / big_q
-    r = (s - m * n) / big_n - (c - k * q) / big_q
-    # CR2: each side's residual scaled by 1 / sqrt(1 - leverage), the leverage of a group
-    # being its share of that side's pairs.
-    a, b = 1 / (1 - n / big_n).sqrt(), 1 / (1 - q / big_q).sqrt()
-    u = (s - m * n) * a / big_n - (c - k * q) * b / big_q
-    # Bell-McCaffrey: the eigenvalues of G'G are those of diag(d) - x x' - y y'.
-    d = a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)
-    x2 = a * a * n * n / (big_n * big_n * big_n)
-    y2 = b * b * q * q / (big_q * big_q * big_q)
-    xy = a * b * n * q / (big_n * big_q).pow(1.5)
-    trace = d.sum() - x2.sum() - y2.sum()
-    frobenius = (
-        (d * d).sum()
-        - 2 * (d * x2).sum()
-        - 2 * (d * y2).sum()
-        + x2.sum() ** 2
-        + y2.sum() ** 2
-        + 2 * xy.sum() ** 2
-    )
-    both = (big_n > 0) & (big_q > 0)
-    whole = ((n / big_n) < 1).all() & ((q / big_q) < 1).all()
-    control_r = c - k * q
-    control_u2 = control_r * control_r / (1 - q / big_q)
-    return [
-        pl.when(both).then((r * r).sum()).alias("__excess_r2"),
-        pl.when(both).then((r * r * r * r).sum()).alias("__excess_r4"),
-        pl.when(both).then((u * u).sum()).alias("__excess_u2"),
-        pl.when(both).then((u * u * u * u).sum()).alias("__excess_u4"),
-        pl.when(both & whole).then(trace * trace / frobenius).alias("__excess_bm"),
-        pl.when(big_q > 0).then(control_u2.sum()).alias("__control_u2"),
-        pl.when(big_q > 0).then((control_u2 * control_u2).sum()).alias("__control_u4"),
-        (q * q).sum().alias("__control_n_sq"),
-        pl.when((big_q > 0) & ((q / big_q) < 1).all()).then(_design_df(q)).alias("__control_bm"),
-        ((n > 0) | (q > 0)).sum().cast(pl.Int64).alias("__excess_groups"),
-        (q > 0).sum().cast(pl.Int64).alias("__control_groups"),
-    ]
-
-
-def _design_df(n: pl.Expr) -> pl.Expr:
-    """Bell-McCaffrey degrees of freedom of a mean's CR2 variance (see ``design_sums``)."""
-    big_n = n.sum()
-    d = n / (1 - n / big_n)
-    f = (d * d).sum() - 2 / big_n * (d * d * n).sum() + (d * n).sum() ** 2 / (big_n * big_n)
-    return big_n * big_n / f
-
-
 def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     """Add ``control_mean_divergence``, ``excess_divergence`` and its ``_low`` / ``_high``
-    bounds to a frame with one row per slice holding the sums of :func:`excess_sums` and the
+    bounds to a frame with one row per slice holding the excess sums (``_slice_sums``) and the
     bounds of the mean divergence."""
     p = 0.5 + confidence / 2
     groups = pl.col("__excess_groups")
