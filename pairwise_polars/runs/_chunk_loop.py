@@ -98,6 +98,7 @@ class ChunkLoop:
         *,
         source: Source,
         id_column: str,
+        n_rows: int,
         todo: list[Chunk],
         judge: Judge,
         actors: int | None,
@@ -111,6 +112,7 @@ class ChunkLoop:
             source=source,
             schema=self.scan.collect_schema(),  # position and ids included
             id_column=id_column,
+            n_rows=n_rows,
             todo=todo,
             job=self._ray_job(todo),
             judge=judge,

@@ -356,6 +356,7 @@ async def _score_all(
             asked.ray_run,
             source=laid_out.source,
             id_column=laid_out.id_column,
+            n_rows=laid_out.layout.n_rows,
             todo=todo,
             judge=judge,
             actors=actors,

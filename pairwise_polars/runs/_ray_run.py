@@ -106,6 +106,7 @@ def run_chunks(
     source: Source,
     schema: pl.Schema,
     id_column: str,
+    n_rows: int,
     todo: list[Chunk],
     job: ChunkJob,
     judge: Judge,
@@ -114,11 +115,9 @@ def run_chunks(
     on_chunk: Callable[[int, dict[str, Any]], None],
 ) -> RayTally:
     """Score the ``todo`` chunks on Ray; ``on_chunk(index, entry)`` is called on the driver as
-    each chunk's part is written. Returns the fresh answers and the chunks' summary sums."""
-    with connected():
-        context = ray.data.DataContext.get_current()
-        context.enable_progress_bars = progress
-        context.raise_original_map_exception = True  # a worker's own error, not Ray's wrapper
+    each chunk's part is written (``n_rows``: the source's rows, as planned). Returns the fresh
+    answers and the chunks' summary sums."""
+    with connected(), _data_context(progress):
         tally = RayTally()
         if not todo:
             return tally
@@ -130,15 +129,16 @@ def run_chunks(
             "num_cpus": _ray_sizing.CPUS_PER_WORKER,
             "batch_format": "pyarrow",
         }
-        slices = _slices(source)
-        if _together(todo, slices):  # each worker reads its own chunk's rows: no shuffle
+        # Reading each chunk's own row range reads no more rows than reading the source once
+        # when each group's rows sit together, as runs are usually written.
+        if sum(c.last_row - c.first_row + 1 for c in todo) <= n_rows:  # no shuffle
             reads = ChunkSource(source, id_column, {c.index: c for c in todo})
             scorer["fn_constructor_kwargs"]["reads"] = reads
             items = [{CHUNK: c.index} for c in todo]
             chunks = ray.data.from_items(items, override_num_blocks=len(todo))
             scored = chunks.map_batches(ChunkScorer, batch_size=1, **scorer)
         else:  # scattered groups: the source read once, each chunk's rows shuffled together
-            rows = _chunk_rows(source, slices, schema, id_column, todo, job.group_by)
+            rows = _chunk_rows(source, schema, id_column, todo, job.group_by)
             grouped = rows.groupby(CHUNK, num_partitions=min(len(todo), pool * 2))
             scored = grouped.map_groups(ChunkScorer, **scorer)
         try:
@@ -156,20 +156,22 @@ def run_chunks(
         return tally
 
 
-def _together(todo: list[Chunk], slices: list[dict[str, Any]]) -> bool:
-    """Whether reading each chunk's own row range reads no more rows than reading the whole
-    source once (true when each group's rows sit together, as runs are usually written)."""
-    span = sum(c.last_row - c.first_row + 1 for c in todo)
-    return span <= sum(s["length"] for s in slices)
+@contextlib.contextmanager
+def _data_context(progress: bool) -> Iterator[None]:
+    """Ray Data's settings for one run (progress bars; a worker's own error raised, not Ray's
+    wrapper), the caller's own put back after it."""
+    context = ray.data.DataContext.get_current()
+    before = context.enable_progress_bars, context.raise_original_map_exception
+    context.enable_progress_bars = progress
+    context.raise_original_map_exception = True
+    try:
+        yield
+    finally:
+        context.enable_progress_bars, context.raise_original_map_exception = before
 
 
 def _chunk_rows(
-    source: Source,
-    slices: list[dict[str, Any]],
-    schema: pl.Schema,
-    id_column: str,
-    todo: list[Chunk],
-    group_by: str,
+    source: Source, schema: pl.Schema, id_column: str, todo: list[Chunk], group_by: str
 ) -> ray.data.Dataset:
     """The source's rows of the ``todo`` chunks as a Ray dataset, each row with its chunk's
     index (``CHUNK``), read slice by slice on the cluster."""
@@ -179,6 +181,7 @@ def _chunk_rows(
             for c in todo
         ]
     )
+    slices = _slices(source)
     reader = {
         "schema": dict(schema),
         "id_column": id_column,

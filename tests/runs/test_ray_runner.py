@@ -125,6 +125,9 @@ def test_test_server_with_faults_same_answers_as_local(tmp_path: Path) -> None:
 
 def test_a_bad_key_stops_the_run_with_the_local_error(tmp_path: Path) -> None:
     source = scattered_run(tmp_path, copies=1, ids=True, groups=40)
+    context = pytest.importorskip("ray.data").DataContext.get_current()
+    settings = ("enable_progress_bars", "raise_original_map_exception")
+    before = [getattr(context, name) for name in settings]
     with TestServer(faults=Faults(always="401")) as server:
         judge = pp.OpenAIJudge("judge-model", base_url=server.base_url, api_key="wrong")
         options: dict[str, Any] = {"judge": judge, "cache": False, "progress": False}
@@ -136,6 +139,8 @@ def test_a_bad_key_stops_the_run_with_the_local_error(tmp_path: Path) -> None:
     assert type(on_ray.value) is type(local.value)
     assert str(on_ray.value) == str(local.value)
     assert "wrong" not in str(on_ray.value)  # the key never reaches a message
+    # The run's own Ray Data settings are undone: the caller's session keeps its own.
+    assert [getattr(context, name) for name in settings] == before
     journal = json.loads((tmp_path / "ray" / "run.json").read_text())
     assert journal["chunks"] == {} and journal["finished_at"] is None
 
