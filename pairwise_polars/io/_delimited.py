@@ -13,6 +13,7 @@ import polars as pl
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.io._sources import PARQUET_MAGIC, starts_with
+from pairwise_polars.io._stores import PAIR_ID
 
 
 def check_delimited(path: str, separator: str, name: str) -> dict[str, pl.DataType]:
@@ -63,7 +64,6 @@ def check_delimited(path: str, separator: str, name: str) -> dict[str, pl.DataTy
     return {PAIR_ID: pl.UInt64()} if unsigned else {}
 
 
-PAIR_ID = "pair_id"
 _U64_MAX = 2**64 - 1
 
 
