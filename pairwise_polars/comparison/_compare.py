@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError
+from pairwise_polars._errors import OptionError, ScoreError
 from pairwise_polars.comparison._disparities import (
     comparable,
     disparity_changes,
@@ -105,12 +105,26 @@ def compare(
     thresholds = {"equivalence_threshold": equivalence_threshold}
     thresholds["divergence_threshold"] = divergence_threshold
     joined, unmatched = _paired_sums(matched, keys, group_by, thresholds)
-    joined = joined.collect().lazy()  # once: each figure's query would run the reads again
+    joined = _in_range(joined.collect()).lazy()  # once: each figure would read again
     figures = with_inference(paired_figures(joined, keys), confidence)
     pairs = (pl.col("n_pairs_after") + pl.col("n_control_after")).sum().cast(pl.Int64)
     counts = pl.collect_all([joined.group_by(keys).agg(n_matched=pairs), *unmatched])
     changes = _disparities(runs, matched, by, group_by, confidence)
     return _finish(figures, counts, keys, adjust, confidence, changes)
+
+
+def _in_range(joined: pl.DataFrame) -> pl.DataFrame:
+    """The paired per-group sums, refused when a matched score of either run lies outside
+    [0, 1] (or is NaN), as :func:`~pairwise_polars.aggregate` refuses it."""
+    for run in RUNS:
+        bad = joined[f"n_out_of_range_{run}"].sum()
+        if bad:
+            raise ScoreError(
+                f"{bad} matched scores of the {run} run lie outside [0, 1] (or are NaN); "
+                "compare expects the normalised `score` column (raw / rubric max), not "
+                "`raw_score`."
+            )
+    return joined
 
 
 def _disparities(

@@ -15,7 +15,7 @@ from polars.testing import assert_series_equal
 from release_runs import scored_runs
 
 import pairwise_polars as pp
-from pairwise_polars._errors import ColumnError, OptionError
+from pairwise_polars._errors import ColumnError, OptionError, ScoreError
 from pairwise_polars.report._comparison import readable_comparison, unmatched_line
 from pairwise_polars.summary._adjust import adjusted
 
@@ -138,6 +138,18 @@ def test_a_key_naming_two_rows_is_refused() -> None:
     twice = pl.concat([after, after.head(1).with_columns(pair_id=pl.lit(1, pl.Int64))])
     with pytest.raises(ColumnError, match=r"2 rows for one pair .*group_id"):
         pp.compare(before.with_columns(pair_id=pl.col("pair_id") + 1), twice)
+
+
+@pytest.mark.parametrize("bad", [7.0, float("nan"), -1.5])
+def test_a_score_outside_the_unit_range_is_refused_as_aggregate_refuses_it(bad: float) -> None:
+    before, after = scored_runs(groups=4, dimensions=("age",))
+    raw = after.with_columns(
+        score=pl.when(pl.col("pair_id") == pl.first("pair_id")).then(bad).otherwise("score")
+    )
+    with pytest.raises(ScoreError, match=r"1 matched scores of the after run lie outside"):
+        pp.compare(before, raw)
+    with pytest.raises(ScoreError, match="outside"):
+        pp.aggregate(raw)
 
 
 def test_missing_columns_and_bad_options_are_named() -> None:
