@@ -71,8 +71,9 @@ class Panel:
         return tuple(j.name for j in self.judges)
 
 
-JudgeLike = Judge | Panel | Sequence[Judge] | None
-"""A judge, a panel, a list of judges (a panel combined by mean), or None (the default judge)."""
+JudgeLike = Judge | Panel | Sequence[Judge] | str | None
+"""A judge, a panel, a list of judges (a panel combined by mean), ``"heuristic"`` or None (the
+default judge)."""
 
 
 def as_panel(judge: object) -> Panel | None:

@@ -13,6 +13,7 @@ from pairwise_polars.io._frames import to_lazy
 from pairwise_polars.judges import Judge
 from pairwise_polars.outcome._disparity_pairs import DEFAULT_BY, pair_measures
 from pairwise_polars.pairing import PAIR_KIND, Columns, Strategy
+from pairwise_polars.scoring._spec import as_judge
 from pairwise_polars.summary._disparity_ppi import COLUMNS as DISPARITY_PPI_COLUMNS
 from pairwise_polars.summary._disparity_sums import (
     FIGURES,
@@ -62,7 +63,7 @@ def disparities(
     by: Sequence[str] = DEFAULT_BY,
     reference: str | None = None,
     *,
-    judge: Judge | None = None,
+    judge: Judge | str | None = None,
     labels: DataLike | None = None,
     strategy: Strategy = "group",
     confidence: float = 0.95,
@@ -113,6 +114,7 @@ def disparities(
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     cols = Columns.of(columns, names, caller="disparities")
+    judge = None if judge is None else as_judge(judge)
     frame = combined_only(to_lazy(data)[0])  # a panel's member rows would count a pair twice
     pairs, keys = pair_measures(
         frame,

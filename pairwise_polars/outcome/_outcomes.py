@@ -14,6 +14,7 @@ from pairwise_polars.judges import HeuristicJudge, Judge
 from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, heuristic_outcomes
 from pairwise_polars.pairing import Columns
+from pairwise_polars.scoring._spec import as_judge
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 def outcomes(
     rows: DataLike,
-    judge: Judge | None = None,
+    judge: Judge | str | None = None,
     outcomes: str | Path | Metric = "outcome",
     *,
     columns: Columns | None = None,
@@ -50,6 +51,7 @@ def outcomes(
     [(None, 90000.0, 'USD', False), (0.0, None, None, False), (None, None, None, True)]
     """
     cols = Columns.of(columns, names, caller="outcomes")
+    judge = None if judge is None else as_judge(judge)
     frame, eager = to_lazy(rows)
     schema = frame.collect_schema()
     present = [c for c in OUTCOME_COLUMNS if c in schema]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.judges import HeuristicJudge, Judge, traits_of
+from pairwise_polars.judges._factory import HEURISTIC_NAMES
 from pairwise_polars.metrics import Metric, pairwise_metrics
 from pairwise_polars.scoring._views import AB, BA, MASKED
 
@@ -64,13 +65,14 @@ class ScoringSpec:
             raise OptionError(f'audit must be "mask" or None, got {self.audit!r}.')
         if not self.metrics:
             raise OptionError("A ScoringSpec needs at least one metric.")
+        object.__setattr__(self, "judge", as_judge(self.judge))  # frozen: set once, checked
 
     @classmethod
     def of(
         cls,
         metrics: MetricsLike = "pairwise-bias",
         *,
-        judge: Judge | None = None,
+        judge: Judge | str | None = None,
         both_orders: bool = False,
         order: Order = "random",
         audit: Audit | None = None,
@@ -81,7 +83,7 @@ class ScoringSpec:
             raise OptionError(f'order must be "random" or "fixed", got {order!r}.')
         return cls(
             tuple(pairwise_metrics(metrics)),
-            judge if judge is not None else HeuristicJudge(),
+            as_judge(judge),
             order,
             bool(both_orders),
             audit,
@@ -110,6 +112,28 @@ class ScoringSpec:
         if self.audit is not None:  # absent before audits: those runs resume unchanged
             recorded["audit"] = self.audit
         return recorded
+
+
+def as_judge(judge: Judge | str | None) -> Judge:
+    """The judge a ``judge=`` keyword names: the offline heuristic judge for None or
+    ``"heuristic"``, a judge as given; a model name or anything else is refused, saying how
+    to name a judge."""
+    if judge is None or (isinstance(judge, str) and judge in HEURISTIC_NAMES):
+        return HeuristicJudge()
+    if isinstance(judge, str):
+        raise OptionError(
+            f"judge={judge!r} is a name, not a judge. Pass a judge object: "
+            f"judge=pp.OpenAIJudge({judge!r}) for an OpenAI-compatible endpoint (base_url= for "
+            "vLLM or a gateway), pp.AnthropicJudge(model) for Claude; judge='heuristic' (or "
+            "None) is the offline heuristic judge."
+        )
+    if not isinstance(judge, Judge):
+        raise OptionError(
+            "judge must be a judge (an object with a `name` and an async `judge(requests)` "
+            "method, such as pp.OpenAIJudge(...)), a list of judges (a panel), 'heuristic' or "
+            f"None; got {type(judge).__name__}."
+        )
+    return judge
 
 
 def resolve_spec(

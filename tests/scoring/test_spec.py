@@ -48,6 +48,28 @@ def test_a_spec_is_checked_when_built() -> None:
         pp.ScoringSpec(())
 
 
+def test_a_judge_named_heuristic_is_the_default_and_other_names_are_refused(
+    tmp_path: Path,
+) -> None:
+    named = pp.score(ROWS, judge="heuristic", cache=False, progress=False)
+    default = pp.score(ROWS, cache=False, progress=False)
+    assert_frame_equal(named.drop("latency_s"), default.drop("latency_s"))
+    fix = r"judge='gpt-4o-mini' is a name, not a judge.*pp.OpenAIJudge\('gpt-4o-mini'\)"
+    with pytest.raises(pp.OptionError, match=fix):
+        pp.score(ROWS, judge="gpt-4o-mini", progress=False)
+    with pytest.raises(pp.OptionError, match=fix):
+        pp.plan(ROWS, judge="gpt-4o-mini", cache=False)  # type: ignore[arg-type]
+    with pytest.raises(pp.OptionError, match=fix):
+        pp.score_parquet(ROWS, tmp_path / "run", judge="gpt-4o-mini")  # type: ignore[arg-type]
+    with pytest.raises(pp.OptionError, match=r"judge must be a judge .* got int"):
+        pp.ScoringSpec.of(judge=42)  # type: ignore[arg-type]
+    spec = pp.ScoringSpec(("pairwise-bias",), "heuristic")  # type: ignore[arg-type]
+    assert isinstance(spec.judge, pp.HeuristicJudge)
+    with pytest.raises(pp.OptionError, match="is a name, not a judge"):
+        pp.outcomes(ROWS, judge="gpt-4o-mini")
+    assert_frame_equal(pp.outcomes(ROWS, judge="heuristic"), pp.outcomes(ROWS))
+
+
 def test_the_keyed_frame_names_each_rows_view(judge_server: TestServer) -> None:
     judge = pp.OpenAIJudge("judge", base_url=judge_server.base_url, api_key="test")
     pairs = pp.form_pairs(ROWS)
