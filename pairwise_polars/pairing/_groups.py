@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, Literal, TypedDict, overload
 
 import polars as pl
 
@@ -131,29 +131,26 @@ def check_groups(
     return finish(problems, eager)
 
 
+class PairingChecks(TypedDict, total=False):
+    """The keywords of :func:`check_pairing` (and :func:`checked_rows`, which passes them on)."""
+
+    control: str
+    reference: str
+    required: tuple[str, ...]
+    caller: str
+
+
 def checked_rows(
     data: DataLike,
     columns: Columns,
     strategy: str,
     poles: Sequence[str],
-    *,
-    control: str = CONTROL_ROLE,
-    reference: str = "reference",
-    required: tuple[str, ...] = PAIR_FIELDS,
-    caller: str = "form_pairs",
+    **checks: Unpack[PairingChecks],
 ) -> tuple[pl.LazyFrame, bool, str]:
-    """Every check before pairing: ``(lazy frame with an id column, eager, id column)``."""
+    """Every check before pairing: ``(lazy frame with an id column, eager, id column)``;
+    ``checks`` as for :func:`check_pairing`."""
     frame, eager = to_lazy(data)
-    check_pairing(
-        frame.collect_schema(),
-        columns,
-        strategy,
-        poles,
-        control=control,
-        reference=reference,
-        required=required,
-        caller=caller,
-    )
+    check_pairing(frame.collect_schema(), columns, strategy, poles, **checks)
     if frame.collect_schema()[columns.group_by].is_float():
         # NaN is no group: as null, it is reported (a NaN equals every NaN in a join)
         frame = frame.with_columns(pl.col(columns.group_by).fill_nan(None))
@@ -290,6 +287,15 @@ def _roles_seen() -> pl.Expr:
     )
 
 
+def _lone_controls(control: str, partner: str, *, answers: str, add: str) -> pl.Expr:
+    """The detail of a group with control rows and no ``partner`` row to pair them with: how
+    many, what a control row ``answers`` and what to ``add``."""
+    return pl.col("n_control").cast(pl.String) + pl.lit(
+        f" {control!r} row(s) and no {partner!r} row: a control row is a second answer to "
+        f"{answers}; add {add} or drop the control rows"
+    )
+
+
 def _group_checks(
     r: pl.Expr, id_col: str, keyed: pl.Expr, reference: str, control: str
 ) -> _StrategyChecks:
@@ -311,11 +317,11 @@ def _group_checks(
         },
         details={
             "no_reference": _roles_seen(),
-            "control_without_reference": pl.col("n_control").cast(pl.String)
-            + pl.lit(
-                f" {control!r} row(s) and no {reference!r} row: a control row is a second "
-                "answer to the reference's input and pairs with the reference; add the "
-                "reference or drop the control rows"
+            "control_without_reference": _lone_controls(
+                control,
+                reference,
+                answers="the reference's input and pairs with the reference",
+                add="the reference",
             ),
         },
     )
@@ -351,11 +357,11 @@ def _contrastive_checks(
         },
         details={
             "missing_pole": _roles_seen(),
-            "control_without_pole": pl.col("n_control").cast(pl.String)
-            + pl.lit(
-                f" {control!r} row(s) and no {poles[0]!r} row: a control row is a second "
-                f"answer to a {poles[0]!r} row's input and pairs with it; add the "
-                f"{poles[0]!r} row or drop the control rows"
+            "control_without_pole": _lone_controls(
+                control,
+                poles[0],
+                answers=f"a {poles[0]!r} row's input and pairs with it",
+                add=f"the {poles[0]!r} row",
             ),
         },
     )
