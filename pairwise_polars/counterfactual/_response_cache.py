@@ -29,16 +29,11 @@ class ResponseCache(ResultTable):
     table = "responses"
     answer = "output"
     result_schema = RESPONSE_SCHEMA
+    # Every column of a response but the call's own facts, which a lookup fills in itself.
     columns: ClassVar[dict[str, pl.DataType]] = {
-        name: RESPONSE_SCHEMA[name]
-        for name in (
-            "key",
-            "output",
-            "finish_reason",
-            "response_model",
-            "input_tokens",
-            "output_tokens",
-        )
+        name: dtype
+        for name, dtype in RESPONSE_SCHEMA.items()
+        if name not in ("error", "attempts", "latency_s")
     }
 
 
