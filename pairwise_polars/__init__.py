@@ -21,6 +21,7 @@ from pairwise_polars._errors import (
     TemplateError,
     ThresholdWarning,
 )
+from pairwise_polars._former import OFFLINE_NAMES as _OFFLINE_NAMES
 from pairwise_polars._former import former_names as _former_names
 from pairwise_polars._version import __version__
 from pairwise_polars.comparison import compare, gate_compare
@@ -140,11 +141,4 @@ __all__ = [
 ]
 
 # "offline" named the heuristic judge and the parquet runs; each has its own name now.
-__getattr__ = _former_names(
-    __name__,
-    {
-        "OfflineJudge": ("HeuristicJudge", HeuristicJudge),
-        "OfflineRun": ("ParquetRun", ParquetRun),
-        "offline_scores": ("heuristic_scores", heuristic_scores),
-    },
-)
+__getattr__ = _former_names(__name__, {**_OFFLINE_NAMES, "OfflineRun": "ParquetRun"})

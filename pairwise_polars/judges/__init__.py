@@ -36,4 +36,4 @@ __all__ = [
     "traits_of",
 ]
 
-__getattr__ = _former_names(__name__, {"OfflineJudge": ("HeuristicJudge", HeuristicJudge)})
+__getattr__ = _former_names(__name__, {"OfflineJudge": "HeuristicJudge"})

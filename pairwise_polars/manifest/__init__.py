@@ -44,4 +44,4 @@ __all__ = [
 ]
 
 # "Target" names the system under test in pairwise_polars.counterfactual.
-__getattr__ = _former_names(__name__, {"Target": ("TargetSpec", TargetSpec)})
+__getattr__ = _former_names(__name__, {"Target": "TargetSpec"})

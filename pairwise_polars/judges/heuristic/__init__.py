@@ -6,6 +6,7 @@ a frame (action, decision, offered numbers, warmth, effort); ``refusal_class`` i
 alone. ``OfflineJudge`` and ``offline_scores``, the former names, still work and warn.
 """
 
+from pairwise_polars._former import OFFLINE_NAMES as _OFFLINE_NAMES
 from pairwise_polars._former import former_names as _former_names
 from pairwise_polars.judges.heuristic._action import REFUSAL_CLASSES, refusal_class
 from pairwise_polars.judges.heuristic._judge import HeuristicJudge, heuristic_scores
@@ -20,10 +21,4 @@ __all__ = [
     "treatment_profile",
 ]
 
-__getattr__ = _former_names(
-    __name__,
-    {
-        "OfflineJudge": ("HeuristicJudge", HeuristicJudge),
-        "offline_scores": ("heuristic_scores", heuristic_scores),
-    },
-)
+__getattr__ = _former_names(__name__, _OFFLINE_NAMES)
