@@ -129,14 +129,22 @@ def gates_from(summary: Any, scored: Any, args: argparse.Namespace) -> GateResul
         summary,
         overall={**thresholds, **disparity},
         per_slice=thresholds,
-        conservative=args.conservative,
-        min_groups=args.min_groups,
-        errors_as=args.errors_as,
         familywise=args.familywise,
         confidence=args.confidence,
         require=args.require or (),
         disparities=disparities(scored, group_by=args.group_by) if disparity else None,
+        **reading_settings(args),
     )
+
+
+def reading_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """How the gates read the intervals (one- or three-way, groups needed, failures), under
+    the keywords ``gate_summary`` and ``scoped_stability`` share."""
+    return {
+        "conservative": args.conservative,
+        "min_groups": args.min_groups,
+        "errors_as": args.errors_as,
+    }
 
 
 def _at_least_one(text: str) -> int:

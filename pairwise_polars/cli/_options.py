@@ -254,13 +254,16 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
 
 def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult | None]:
     """The summary the summary options ask for, and the gates' verdict when any gate is set."""
-    summary = summarize(
-        scored,
-        args.by,
-        equivalence_threshold=args.equivalence_threshold,
-        divergence_threshold=args.divergence_threshold,
-        confidence=args.confidence,
-        group_by=args.group_by,
-        labels=args.labels,
-    )
+    summary = summarize(scored, args.by, labels=args.labels, **interval_settings(args))
     return summary, gates_from(summary, scored, args)
+
+
+def interval_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The thresholds, confidence and group column of the figures and their intervals, under
+    the keywords ``summarize``, ``scoped_stability`` and ``compare`` share."""
+    return {
+        "equivalence_threshold": args.equivalence_threshold,
+        "divergence_threshold": args.divergence_threshold,
+        "confidence": args.confidence,
+        "group_by": args.group_by,
+    }

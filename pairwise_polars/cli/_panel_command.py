@@ -13,6 +13,8 @@ import polars as pl
 
 from pairwise_polars._schemas import REPEAT
 from pairwise_polars.cli._console import Console
+from pairwise_polars.cli._gate_options import reading_settings
+from pairwise_polars.cli._options import interval_settings
 from pairwise_polars.judges import Judge, Panel
 from pairwise_polars.metrics import Metric
 from pairwise_polars.scoring import Prices, plan, score_pairs
@@ -77,11 +79,6 @@ def with_stability(
         slice_columns(summary),
         overall=gates,
         per_slice=gates,
-        equivalence_threshold=args.equivalence_threshold,
-        divergence_threshold=args.divergence_threshold,
-        confidence=args.confidence,
-        group_by=args.group_by,
-        conservative=args.conservative,
-        min_groups=args.min_groups,
-        errors_as=args.errors_as,
+        **interval_settings(args),
+        **reading_settings(args),
     )
