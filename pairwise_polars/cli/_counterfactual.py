@@ -20,7 +20,7 @@ from pairwise_polars.cli._judge_options import (
     request_settings,
 )
 from pairwise_polars.cli._options import add_cache_options, cache_setting
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs, one_or_many
 from pairwise_polars.io import scan_data, write_frame
 
 _MAX_ERRORS_SHOWN = 3
@@ -338,7 +338,7 @@ def read_table(paths: list[str], what: str) -> pl.DataFrame:
     """Rows from files of one format: parquet, .csv, .tsv, .jsonl/.ndjson or .json (folders and
     globs too), read by the package's one reader."""
     try:
-        return scan_data(paths[0] if len(paths) == 1 else list(paths)).collect()
+        return scan_data(one_or_many(paths)).collect()
     except DataSourceError as exc:
         raise DataSourceError(f"{what}: {exc}") from exc
 

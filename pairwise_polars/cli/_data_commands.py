@@ -21,7 +21,7 @@ from pairwise_polars.cli._options import (
     storage_options_from,
     whole,
 )
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs, one_or_many
 from pairwise_polars.cli._panel_command import fanned_out, first_judge, judge_name, score_members
 from pairwise_polars.cli._verdicts import exit_code, threshold
 from pairwise_polars.io import (
@@ -201,12 +201,8 @@ def _view_options(score_cmd: argparse.ArgumentParser) -> None:
     )
 
 
-def _paths(paths: list[str]) -> str | list[str]:
-    return paths[0] if len(paths) == 1 else list(paths)
-
-
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(_paths(args.data), storage_options_from(args))
+    return scan_data(one_or_many(args.data), storage_options_from(args))
 
 
 _PAIR_FRAME, _DIAGNOSTICS = "the pair frame (-o)", "the diagnostics (--diagnostics)"
@@ -238,7 +234,9 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
             console.info(f"  {problem}: {part.height} group(s), e.g. {examples}")
     if args.diagnostics:
         write_frame(problems, args.diagnostics, what=_DIAGNOSTICS)
-    pairs = form_pairs(_paths(args.data), strategy, keys_only=args.keys_only, **pairing).collect()
+    pairs = form_pairs(
+        one_or_many(args.data), strategy, keys_only=args.keys_only, **pairing
+    ).collect()
     pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
     n_control = int((pairs["pair_kind"] == "control").sum())
     console.payload.update(
@@ -291,7 +289,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         pairs: pl.LazyFrame = data
     else:
         strategy, pairing = pairing_from(args)
-        pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
+        pairs = form_pairs(one_or_many(args.data), strategy, **pairing)  # paths: messages name them
     if members is not None:
         prices = prices_from(args, judge.name) if not isinstance(members, Panel) else {}
         scored = score_members(args, console, pairs, metrics, members, cache, prices)
@@ -357,7 +355,7 @@ def _score_run(
     cache: bool | str | None,
     members: Judge | Panel | None = None,
 ) -> int:
-    source = args.data[0] if len(args.data) == 1 else list(args.data)
+    source = one_or_many(args.data)
     strategy, pairing = pairing_from(args)
     check_folder_writable(args.run_dir, what="the run directory (--run-dir)")
     scoring: dict[str, Any] = {"spec": spec}
