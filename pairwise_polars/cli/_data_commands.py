@@ -13,13 +13,13 @@ import polars as pl
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._judge_options import add_judge_options, judge_from, prices_from
+from pairwise_polars.cli._numbers import whole
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_pairing_options,
     cache_setting,
     pairing_from,
     storage_options_from,
-    whole,
 )
 from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs, one_or_many
 from pairwise_polars.cli._panel_command import fanned_out, first_judge, judge_name, score_members

@@ -11,12 +11,12 @@ import polars as pl
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._judge_options import add_judge_options, judge_from
+from pairwise_polars.cli._numbers import share
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_pairing_options,
     cache_setting,
     pairing_from,
-    share,
 )
 from pairwise_polars.cli._output_paths import (
     FRAME_FORMATS,

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from pairwise_polars.cli._console import Console
-from pairwise_polars.cli._options import whole
+from pairwise_polars.cli._numbers import whole
 from pairwise_polars.cli._output_paths import one_or_many
 from pairwise_polars.io import check_writable, scan_data, write_text
 from pairwise_polars.labels import sample_for_labelling
