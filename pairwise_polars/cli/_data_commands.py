@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from typing import Any
@@ -40,9 +39,7 @@ from pairwise_polars.runs import RUNNERS, score_parquet
 from pairwise_polars.scoring import (
     AUDITS,
     ORDERS,
-    Plan,
     ScoringSpec,
-    Usage,
     prepare,
     score_prepared,
 )
@@ -317,22 +314,14 @@ def _score_pairs(
         maxima = {m.name: m.max_score for m in prepared.metrics}
         checked = check_labels_for_pairs(prepared.pairs, maxima, args.labels)
 
-    def show(planned: Plan) -> None:
-        console.payload["plan"] = dataclasses.asdict(planned)
-        console.info(str(planned))
-
-    def spent(usage: Usage) -> None:
-        console.payload["usage"] = dataclasses.asdict(usage)
-        console.info(str(usage))
-
     _, scored = score_prepared(
         prepared,
         cache=cache,
         progress=console.progress,
         dry_run=args.dry_run,
-        on_plan=show,
+        on_plan=lambda planned: console.record("plan", planned),
         prices=prices_from(args, spec.judge.name),
-        on_usage=spent,
+        on_usage=lambda usage: console.record("usage", usage),
     )
     if scored is None:
         console.verdict("Dry run: nothing was judged or written.")
@@ -380,8 +369,7 @@ def _score_run(
         **pairing,
     )
     if run.usage is not None:
-        console.payload["usage"] = dataclasses.asdict(run.usage)
-        console.info(str(run.usage))
+        console.record("usage", run.usage)
     console.payload.update(
         output=args.run_dir,
         n_pairs=run.n_pairs,

@@ -6,7 +6,6 @@ gates."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections.abc import Sequence
 
 import polars as pl
@@ -52,8 +51,7 @@ def score_members(
         frame, list(metrics), pairs=True, judge=judge, repeats=args.repeats,
         both_orders=args.both_orders, order=order, audit=args.audit, cache=cache, prices=prices,
     )  # fmt: skip
-    console.payload["plan"] = dataclasses.asdict(planned)
-    console.info(str(planned))
+    console.record("plan", planned)
     if args.dry_run:
         return None
     return score_pairs(
