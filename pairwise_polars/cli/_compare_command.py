@@ -10,7 +10,8 @@ from typing import Any
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table
-from pairwise_polars.cli._options import add_ci_options, share, whole
+from pairwise_polars.cli._numbers import share, whole
+from pairwise_polars.cli._options import add_ci_options, interval_settings
 from pairwise_polars.cli._verdicts import exit_code, threshold
 from pairwise_polars.comparison import compare, gate_compare
 from pairwise_polars.comparison._gate import DEFAULT_MIN_GROUPS
@@ -107,10 +108,7 @@ def _compare(args: argparse.Namespace, console: Console) -> int:
         by,
         None if args.adjust == "none" else args.adjust,
         match=args.match,
-        confidence=args.confidence,
-        equivalence_threshold=args.equivalence_threshold,
-        divergence_threshold=args.divergence_threshold,
-        group_by=args.group_by,
+        **interval_settings(args),
     )
     table = markdown_table(readable_comparison(comparison))
     console.payload["comparison"] = comparison.to_dicts()

@@ -6,6 +6,7 @@ end (and nothing else there), for CI scripts.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from typing import Any, TextIO
@@ -39,6 +40,12 @@ class Console:
         """Details for a reader: plans, tables, file lists. Silent with --quiet or --json."""
         if not (self.quiet or self.json_mode):
             print(text, file=self.out)
+
+    def record(self, key: str, figures: Any) -> None:
+        """A plan or a usage (a dataclass): kept in the JSON document under ``key``, and
+        printed for a reader."""
+        self.payload[key] = dataclasses.asdict(figures)
+        self.info(str(figures))
 
     def verdict(self, text: str) -> None:
         """The result line(s) a CI log needs: shown unless --json."""

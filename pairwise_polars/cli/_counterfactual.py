@@ -20,7 +20,7 @@ from pairwise_polars.cli._judge_options import (
     request_settings,
 )
 from pairwise_polars.cli._options import add_cache_options, cache_setting
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs, one_or_many
 from pairwise_polars.io import scan_data, write_frame
 
 _MAX_ERRORS_SHOWN = 3
@@ -86,9 +86,7 @@ def _variant_options(options: Any) -> None:
         help="group: the prompt as reference plus one variant per other value; "
         "contrastive: the prompt moved to two poles (default: %(default)s)",
     )
-    options.add_argument(
-        "--text", default="input", metavar="COLUMN", help="the prompt column (default: %(default)s)"
-    )
+    _text_option(options)
     options.add_argument(
         "--id-column",
         metavar="COLUMN",
@@ -234,14 +232,19 @@ def _system_options(target: Any) -> None:
         "--max-tokens", type=int, default=1024, metavar="N", help="(default: %(default)s)"
     )
     target.add_argument("--seed", type=int, help="draw k sends seed + k")
-    target.add_argument(
-        "--text", default="input", metavar="COLUMN", help="the prompt column (default: %(default)s)"
-    )
+    _text_option(target)
     target.add_argument(
         "--strategy",
         choices=("group", "contrastive"),
         help="how the rows will be paired (default: group when a row has role "
         "'reference'); decides how draws are grouped",
+    )
+
+
+def _text_option(group: Any) -> None:
+    """``--text COLUMN``: the prompt column, the same for the prompts and the grouped rows."""
+    group.add_argument(
+        "--text", default="input", metavar="COLUMN", help="the prompt column (default: %(default)s)"
     )
 
 
@@ -338,7 +341,7 @@ def read_table(paths: list[str], what: str) -> pl.DataFrame:
     """Rows from files of one format: parquet, .csv, .tsv, .jsonl/.ndjson or .json (folders and
     globs too), read by the package's one reader."""
     try:
-        return scan_data(paths[0] if len(paths) == 1 else list(paths)).collect()
+        return scan_data(one_or_many(paths)).collect()
     except DataSourceError as exc:
         raise DataSourceError(f"{what}: {exc}") from exc
 

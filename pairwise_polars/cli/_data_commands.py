@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from typing import Any
@@ -13,15 +12,15 @@ import polars as pl
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._judge_options import add_judge_options, judge_from, prices_from
+from pairwise_polars.cli._numbers import whole
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_pairing_options,
     cache_setting,
     pairing_from,
     storage_options_from,
-    whole,
 )
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs, one_or_many
 from pairwise_polars.cli._panel_command import fanned_out, first_judge, judge_name, score_members
 from pairwise_polars.cli._verdicts import exit_code, threshold
 from pairwise_polars.io import (
@@ -40,9 +39,7 @@ from pairwise_polars.runs import RUNNERS, score_parquet
 from pairwise_polars.scoring import (
     AUDITS,
     ORDERS,
-    Plan,
     ScoringSpec,
-    Usage,
     prepare,
     score_prepared,
 )
@@ -201,12 +198,8 @@ def _view_options(score_cmd: argparse.ArgumentParser) -> None:
     )
 
 
-def _paths(paths: list[str]) -> str | list[str]:
-    return paths[0] if len(paths) == 1 else list(paths)
-
-
 def _data(args: argparse.Namespace) -> pl.LazyFrame:
-    return scan_data(_paths(args.data), storage_options_from(args))
+    return scan_data(one_or_many(args.data), storage_options_from(args))
 
 
 _PAIR_FRAME, _DIAGNOSTICS = "the pair frame (-o)", "the diagnostics (--diagnostics)"
@@ -238,7 +231,9 @@ def _pairs(args: argparse.Namespace, console: Console) -> int:
             console.info(f"  {problem}: {part.height} group(s), e.g. {examples}")
     if args.diagnostics:
         write_frame(problems, args.diagnostics, what=_DIAGNOSTICS)
-    pairs = form_pairs(_paths(args.data), strategy, keys_only=args.keys_only, **pairing).collect()
+    pairs = form_pairs(
+        one_or_many(args.data), strategy, keys_only=args.keys_only, **pairing
+    ).collect()
     pairs = pairs.sort(group_col, "id_a", "id_b")  # a lazy pair frame has no defined order
     n_control = int((pairs["pair_kind"] == "control").sum())
     console.payload.update(
@@ -291,7 +286,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         pairs: pl.LazyFrame = data
     else:
         strategy, pairing = pairing_from(args)
-        pairs = form_pairs(_paths(args.data), strategy, **pairing)  # paths: messages name them
+        pairs = form_pairs(one_or_many(args.data), strategy, **pairing)  # paths: messages name them
     if members is not None:
         prices = prices_from(args, judge.name) if not isinstance(members, Panel) else {}
         scored = score_members(args, console, pairs, metrics, members, cache, prices)
@@ -319,22 +314,14 @@ def _score_pairs(
         maxima = {m.name: m.max_score for m in prepared.metrics}
         checked = check_labels_for_pairs(prepared.pairs, maxima, args.labels)
 
-    def show(planned: Plan) -> None:
-        console.payload["plan"] = dataclasses.asdict(planned)
-        console.info(str(planned))
-
-    def spent(usage: Usage) -> None:
-        console.payload["usage"] = dataclasses.asdict(usage)
-        console.info(str(usage))
-
     _, scored = score_prepared(
         prepared,
         cache=cache,
         progress=console.progress,
         dry_run=args.dry_run,
-        on_plan=show,
+        on_plan=lambda planned: console.record("plan", planned),
         prices=prices_from(args, spec.judge.name),
-        on_usage=spent,
+        on_usage=lambda usage: console.record("usage", usage),
     )
     if scored is None:
         console.verdict("Dry run: nothing was judged or written.")
@@ -357,7 +344,7 @@ def _score_run(
     cache: bool | str | None,
     members: Judge | Panel | None = None,
 ) -> int:
-    source = args.data[0] if len(args.data) == 1 else list(args.data)
+    source = one_or_many(args.data)
     strategy, pairing = pairing_from(args)
     check_folder_writable(args.run_dir, what="the run directory (--run-dir)")
     scoring: dict[str, Any] = {"spec": spec}
@@ -382,8 +369,7 @@ def _score_run(
         **pairing,
     )
     if run.usage is not None:
-        console.payload["usage"] = dataclasses.asdict(run.usage)
-        console.info(str(run.usage))
+        console.record("usage", run.usage)
     console.payload.update(
         output=args.run_dir,
         n_pairs=run.n_pairs,

@@ -4,7 +4,6 @@ printed as a table and written to a file."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -12,15 +11,20 @@ import polars as pl
 from pairwise_polars._errors import OptionError
 from pairwise_polars.cli._console import Console, markdown_table
 from pairwise_polars.cli._judge_options import add_judge_options, judge_from
+from pairwise_polars.cli._numbers import share
 from pairwise_polars.cli._options import (
     add_cache_options,
     add_pairing_options,
     cache_setting,
     pairing_from,
-    share,
 )
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
-from pairwise_polars.io import input_files, scan_source, write_frame, write_text
+from pairwise_polars.cli._output_paths import (
+    FRAME_FORMATS,
+    check_frame_or_table,
+    one_or_many,
+    show_and_write,
+)
+from pairwise_polars.io import input_files, scan_source
 from pairwise_polars.judges import HeuristicJudge, Panel
 from pairwise_polars.outcome import (
     DISPARITY_COLUMNS,
@@ -91,15 +95,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _disparities(args: argparse.Namespace, console: Console) -> int:
-    table = args.out is not None and Path(args.out).suffix.lower() == ".md"
-    check_outputs(
-        args.data,
-        {} if table else {"the disparities (-o; .md for the table shown)": args.out},
-        {"the disparities (-o)": args.out} if table else {},
-    )
+    check_frame_or_table(args.data, args.out, "the disparities")
     strategy, pairing = pairing_from(args)
     columns = pairing.get("columns")
-    source = input_files(args.data[0] if len(args.data) == 1 else list(args.data))
+    source = input_files(one_or_many(args.data))
     data: pl.LazyFrame | pl.DataFrame = scan_source(source)
     schema = data.collect_schema()
     judge = judge_from(args)
@@ -139,12 +138,5 @@ def _disparities(args: argparse.Namespace, console: Console) -> int:
     shown = found.select(*keys, "pair_kind", "reference", *SHOWN, *corrected).with_columns(
         pl.selectors.float().round(4)
     )
-    console.info(markdown_table(shown))
-    if args.out:
-        out = Path(args.out)
-        if table:
-            write_text(out, markdown_table(shown) + "\n", what="the disparities (-o)")
-        else:
-            write_frame(found, out, what="the disparities (-o)")
-        console.info(f"wrote {out}")
+    show_and_write(console, found, markdown_table(shown), args.out, "the disparities")
     return 0

@@ -8,6 +8,7 @@ import argparse
 from typing import Any
 
 from pairwise_polars._errors import OptionError
+from pairwise_polars.cli._numbers import whole
 from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.outcome import disparities
 from pairwise_polars.summary import (
@@ -88,7 +89,7 @@ def _reading_options(gates: Any) -> None:
     )
     gates.add_argument(
         "--min-groups",
-        type=_at_least_one,
+        type=whole(1),
         default=MIN_GROUPS,
         metavar="N",
         help="groups a slice needs for a fairness check to pass (default: %(default)s); fewer "
@@ -129,24 +130,22 @@ def gates_from(summary: Any, scored: Any, args: argparse.Namespace) -> GateResul
         summary,
         overall={**thresholds, **disparity},
         per_slice=thresholds,
-        conservative=args.conservative,
-        min_groups=args.min_groups,
-        errors_as=args.errors_as,
         familywise=args.familywise,
         confidence=args.confidence,
         require=args.require or (),
         disparities=disparities(scored, group_by=args.group_by) if disparity else None,
+        **reading_settings(args),
     )
 
 
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def reading_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """How the gates read the intervals (one- or three-way, groups needed, failures), under
+    the keywords ``gate_summary`` and ``scoped_stability`` share."""
+    return {
+        "conservative": args.conservative,
+        "min_groups": args.min_groups,
+        "errors_as": args.errors_as,
+    }
 
 
 def disadvantage(text: str) -> tuple[str | None, float]:

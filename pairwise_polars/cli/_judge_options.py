@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.cli._options import non_negative, positive, whole
+from pairwise_polars.cli._numbers import non_negative, positive, whole
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_CONCURRENCY, MAX_RESPONSE_BYTES
 from pairwise_polars.engine._prices import Price, as_price, given_prices
 from pairwise_polars.engine._wire import TRANSPORTS

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from pairwise_polars.cli._console import Console
-from pairwise_polars.cli._options import whole
+from pairwise_polars.cli._numbers import whole
+from pairwise_polars.cli._output_paths import one_or_many
 from pairwise_polars.io import check_writable, scan_data, write_text
 from pairwise_polars.labels import sample_for_labelling
 
@@ -48,7 +49,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def _label_sample(args: argparse.Namespace, console: Console) -> int:
     check_writable(args.out, what="the labelling sheet (-o)")
-    scored = scan_data(args.scored[0] if len(args.scored) == 1 else list(args.scored))
+    scored = scan_data(one_or_many(args.scored))
     drawn = sample_for_labelling(
         scored,
         n=args.n,

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import math
-from collections.abc import Callable
 from typing import Any
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.cli._gate_options import add_gate_options, gates_from
+from pairwise_polars.cli._numbers import share, whole
 from pairwise_polars.cli._verdicts import threshold
 from pairwise_polars.pairing import Columns, PairingOptions, Strategy
 from pairwise_polars.summary import (
@@ -17,52 +16,6 @@ from pairwise_polars.summary import (
 )
 
 FIELDS = list(Columns.__dataclass_fields__)
-
-
-# -- numbers: checked when parsed, so a bad flag is a usage error naming it (exit 2) -----------
-
-
-def whole(minimum: int, maximum: int | None = None) -> Any:
-    """An argparse type: an integer of at least ``minimum`` (and at most ``maximum``)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
-
-    return parse
-
-
-def positive(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    return _number(text, lambda v: math.isfinite(v) and v > 0, "a number above 0")
-
-
-def non_negative(text: str) -> float:
-    """An argparse type: a finite number of at least 0."""
-    return _number(text, lambda v: math.isfinite(v) and v >= 0, "a number of at least 0")
-
-
-def share(text: str) -> float:
-    """An argparse type: a number strictly between 0 and 1 (a confidence)."""
-    return _number(text, lambda v: 0 < v < 1, "between 0 and 1")
-
-
-def _number(text: str, fits: Callable[[float], bool], what: str) -> float:
-    """``text`` as a number that ``fits``, or the usage error that says it must be ``what``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not fits(value):
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
-    return value
 
 
 # -- CI outputs and the manifest's trust --------------------------------------------------------
@@ -254,13 +207,16 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
 
 def summary_from(scored: Any, args: argparse.Namespace) -> tuple[Any, GateResult | None]:
     """The summary the summary options ask for, and the gates' verdict when any gate is set."""
-    summary = summarize(
-        scored,
-        args.by,
-        equivalence_threshold=args.equivalence_threshold,
-        divergence_threshold=args.divergence_threshold,
-        confidence=args.confidence,
-        group_by=args.group_by,
-        labels=args.labels,
-    )
+    summary = summarize(scored, args.by, labels=args.labels, **interval_settings(args))
     return summary, gates_from(summary, scored, args)
+
+
+def interval_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The thresholds, confidence and group column of the figures and their intervals, under
+    the keywords ``summarize``, ``scoped_stability`` and ``compare`` share."""
+    return {
+        "equivalence_threshold": args.equivalence_threshold,
+        "divergence_threshold": args.divergence_threshold,
+        "confidence": args.confidence,
+        "group_by": args.group_by,
+    }

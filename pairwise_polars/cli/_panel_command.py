@@ -6,13 +6,14 @@ gates."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections.abc import Sequence
 
 import polars as pl
 
 from pairwise_polars._schemas import REPEAT
 from pairwise_polars.cli._console import Console
+from pairwise_polars.cli._gate_options import reading_settings
+from pairwise_polars.cli._options import interval_settings
 from pairwise_polars.judges import Judge, Panel
 from pairwise_polars.metrics import Metric
 from pairwise_polars.scoring import Prices, plan, score_pairs
@@ -50,8 +51,7 @@ def score_members(
         frame, list(metrics), pairs=True, judge=judge, repeats=args.repeats,
         both_orders=args.both_orders, order=order, audit=args.audit, cache=cache, prices=prices,
     )  # fmt: skip
-    console.payload["plan"] = dataclasses.asdict(planned)
-    console.info(str(planned))
+    console.record("plan", planned)
     if args.dry_run:
         return None
     return score_pairs(
@@ -77,11 +77,6 @@ def with_stability(
         slice_columns(summary),
         overall=gates,
         per_slice=gates,
-        equivalence_threshold=args.equivalence_threshold,
-        divergence_threshold=args.divergence_threshold,
-        confidence=args.confidence,
-        group_by=args.group_by,
-        conservative=args.conservative,
-        min_groups=args.min_groups,
-        errors_as=args.errors_as,
+        **interval_settings(args),
+        **reading_settings(args),
     )

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 from typing import Any
 
-from pairwise_polars.cli._options import positive
+from pairwise_polars.cli._numbers import positive
 from pairwise_polars.io import to_lazy
 from pairwise_polars.manifest import TargetRun
 from pairwise_polars.summary import default_slices, slice_power

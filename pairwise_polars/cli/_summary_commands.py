@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -18,7 +17,13 @@ from pairwise_polars.cli._options import (
     add_top_option,
     summary_from,
 )
-from pairwise_polars.cli._output_paths import FRAME_FORMATS, check_outputs
+from pairwise_polars.cli._output_paths import (
+    FRAME_FORMATS,
+    check_frame_or_table,
+    check_outputs,
+    one_or_many,
+    show_and_write,
+)
 from pairwise_polars.cli._panel_command import with_stability
 from pairwise_polars.cli._verdicts import exit_code
 from pairwise_polars.io import (
@@ -26,8 +31,6 @@ from pairwise_polars.io import (
     input_files,
     provenance,
     scan_source,
-    write_frame,
-    write_text,
 )
 from pairwise_polars.report import Outcome, write_report
 from pairwise_polars.summary import GateResult
@@ -77,7 +80,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def _summary(
     args: argparse.Namespace,
 ) -> tuple[pl.LazyFrame, pl.DataFrame, GateResult | None, dict[str, Any]]:
-    source = input_files(args.scored[0] if len(args.scored) == 1 else list(args.scored))
+    source = input_files(one_or_many(args.scored))
     scored = scan_source(source)
     summary, gates = summary_from(scored, args)
     stable = with_stability(summary, scored, args)  # repeats: would the verdict hold?
@@ -106,24 +109,12 @@ def _verdict(
 
 
 def _summarize(args: argparse.Namespace, console: Console) -> int:
-    table = args.out is not None and Path(args.out).suffix.lower() == ".md"
-    what = "the summary (-o)"
-    check_outputs(
-        args.scored,
-        {} if table else {"the summary (-o; .md for the table shown)": args.out},
-        {what: args.out} if table else {},
-    )
+    check_frame_or_table(args.scored, args.out, "the summary")
     check_ci_outputs(args)
     _, summary, gates, recorded = _summary(args)
     console.payload["summary"] = summary.to_dicts()
-    console.info(markdown_table(readable_summary(summary)))
-    if args.out:
-        out = Path(args.out)
-        if table:
-            write_text(out, markdown_table(readable_summary(summary)) + "\n", what=what)
-        else:
-            write_frame(summary, out, what=what)
-        console.info(f"wrote {out}")
+    table = markdown_table(readable_summary(summary))
+    show_and_write(console, summary, table, args.out, "the summary")
     return _verdict(gates, summary, args, console, about=_about(args, summary, recorded))
 
 

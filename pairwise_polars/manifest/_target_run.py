@@ -255,15 +255,7 @@ def _judged(
     cache: CacheLike,
 ) -> TargetRun:
     """Summary, disparities (when a gate reads them), gates and the baseline's comparison."""
-    summary = summarize(
-        scored,
-        slices,
-        equivalence_threshold=target.equivalence_threshold,
-        divergence_threshold=target.divergence_threshold,
-        confidence=target.confidence,
-        group_by=target.columns.group_by,
-        labels=target.labels,
-    )
+    summary = summarize(scored, slices, labels=target.labels, **_intervals(target))
     disparities = None
     if wants_disparities(target):
         assert rows is not None
@@ -274,13 +266,11 @@ def _judged(
         summary,
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
-        conservative=target.gates.conservative,
-        min_groups=target.gates.min_groups,
-        errors_as=target.gates.errors_as,
         familywise=target.familywise or "none",
         confidence=target.confidence,
         require=target.gates.require,
         disparities=disparities,
+        **_reading(target),
     )
     comparison = None
     if target.baseline is not None:
@@ -299,14 +289,31 @@ def _stability(
         overall=target.gates.overall,
         per_slice=target.gates.per_slice,
         combine=target.combine,
-        equivalence_threshold=target.equivalence_threshold,
-        divergence_threshold=target.divergence_threshold,
-        confidence=target.confidence,
-        group_by=target.columns.group_by,
-        conservative=target.gates.conservative,
-        min_groups=target.gates.min_groups,
-        errors_as=target.gates.errors_as,
+        **_intervals(target),
+        **_reading(target),
     )
+
+
+def _intervals(target: TargetSpec) -> dict[str, Any]:
+    """The target's thresholds, confidence and group column, under the keywords
+    ``summarize``, ``scoped_stability`` and ``compare`` share."""
+    return {
+        "equivalence_threshold": target.equivalence_threshold,
+        "divergence_threshold": target.divergence_threshold,
+        "confidence": target.confidence,
+        "group_by": target.columns.group_by,
+    }
+
+
+def _reading(target: TargetSpec) -> dict[str, Any]:
+    """How the target's gates read the intervals, under the keywords ``gate_summary`` and
+    ``scoped_stability`` share."""
+    gates = target.gates
+    return {
+        "conservative": gates.conservative,
+        "min_groups": gates.min_groups,
+        "errors_as": gates.errors_as,
+    }
 
 
 def _write(run: TargetRun, folder: Path, table: Table, top: int) -> dict[str, str]:
@@ -334,10 +341,7 @@ def _since_baseline(
         scored,
         slices,
         "holm",
-        confidence=target.confidence,
-        equivalence_threshold=target.equivalence_threshold,
-        divergence_threshold=target.divergence_threshold,
-        group_by=target.columns.group_by,
+        **_intervals(target),
     )
     familywise = {"none": None, "bh": "bh"}.get(target.familywise or "holm", "holm")
     regression = gate_compare(

@@ -3,7 +3,7 @@ reported for the requests it answered, cached prompt tokens included) priced the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import polars as pl
 
@@ -98,28 +98,13 @@ def usage_of(
     def total(column: str) -> int:
         return int(answered[column].sum() or 0) if column in answered.columns else 0
 
-    tokens_in, tokens_cached, tokens_out = (
-        total("input_tokens"),
-        total("cached_tokens"),
-        total("output_tokens"),
-    )
-    cost, note = priced(
-        model,
-        traits,
-        prices,
+    spent = Spent(
         requests=answered.height,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        cached_tokens=tokens_cached,
+        input_tokens=total("input_tokens"),
+        cached_tokens=total("cached_tokens"),
+        output_tokens=total("output_tokens"),
     )
-    return Usage(
-        requests=answered.height,
-        input_tokens=tokens_in,
-        cached_tokens=tokens_cached,
-        output_tokens=tokens_out,
-        cost_usd=cost,
-        price=note,
-    )
+    return spent.priced(model, traits, prices)
 
 
 @dataclass
@@ -138,20 +123,7 @@ class Spent:
         self.output_tokens += usage.output_tokens
 
     def priced(self, model: str, traits: JudgeTraits, prices: Prices | None) -> Usage:
-        cost, note = priced(
-            model,
-            traits,
-            prices,
-            requests=self.requests,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cached_tokens=self.cached_tokens,
-        )
-        return Usage(
-            requests=self.requests,
-            input_tokens=self.input_tokens,
-            cached_tokens=self.cached_tokens,
-            output_tokens=self.output_tokens,
-            cost_usd=cost,
-            price=note,
-        )
+        """These counts as a :class:`Usage`, priced for ``model``."""
+        counts = asdict(self)  # the counts, under the names priced() and Usage take
+        cost, note = priced(model, traits, prices, **counts)
+        return Usage(**counts, cost_usd=cost, price=note)
