@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import fields
 
 from ._faults import FAULT_NAMES, Faults
 from ._judge_behaviours import BEHAVIOURS
@@ -75,17 +76,9 @@ def serve(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
-        faults = Faults(
-            rate_429=args.rate_429,
-            retry_after=args.retry_after,
-            rate_500=args.rate_500,
-            rate_timeout=args.rate_timeout,
-            timeout_delay=args.timeout_delay,
-            rate_malformed=args.rate_malformed,
-            rate_off_rubric=args.rate_off_rubric,
-            rate_connection_drop=args.rate_connection_drop,
-            always=args.always,
-        )
+        # The fault flags are named as Faults' fields (retry_after_header has no flag).
+        flags = vars(args)
+        faults = Faults(**{f.name: flags[f.name] for f in fields(Faults) if f.name in flags})
         server = TestServer(
             latency=args.latency,
             faults=faults,
