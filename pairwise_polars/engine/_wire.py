@@ -22,6 +22,8 @@ from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 import openai
+from aiohttp import ClientRequest
+from aiohttp.typedefs import LooseHeaders
 
 from pairwise_polars.engine._base_url import api_url
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_RESPONSE_BYTES, read_capped
@@ -165,6 +167,7 @@ class WireTransport:
             # own; telling it to skip one anyway costs three header copies a request.
             headers=dict(headers),
             skip_auto_headers=None if _has(headers, "user-agent") else ("User-Agent",),
+            request_class=ClientRequest if _has(headers, "host") else _HeadersAtOnce,
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
@@ -198,6 +201,19 @@ class WireTransport:
 
 def _has(headers: Mapping[str, str], name: str) -> bool:
     return any(given.lower() == name for given in headers)
+
+
+class _HeadersAtOnce(ClientRequest):
+    """aiohttp's request, with the session's headers (the SDK's 15) put after its ``Host`` in
+    one step: aiohttp adds them one by one per request (~12 us a request in a sampled profile
+    of the map at 64 in flight, against ~3 us of the bare loop's 2). The same headers in the
+    same order, hence the same bytes; only for headers without a ``Host`` of their own, which
+    aiohttp would put in its place instead."""
+
+    def update_headers(self, headers: LooseHeaders | None) -> None:
+        super().update_headers(None)  # the Host header alone
+        if headers:
+            self.headers.extend(headers)
 
 
 class SdkTransport:
