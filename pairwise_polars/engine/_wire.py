@@ -98,7 +98,9 @@ def compact_chat(messages: str) -> bytes | None:
     Exact because a ``"`` inside an encoded string is always escaped (a backslash before it),
     so the spaced separators, each holding a ``"`` after a space or a brace, occur only between
     values. Worked on the UTF-8 bytes: their searches and replacements measured faster than
-    the string's, encoding included.
+    the string's, encoding included. Each separator is split on and joined compact, one pass
+    each; the parts count the separators: one turn opens the chat, each further turn follows
+    a turn's end, and every turn has its content.
 
     >>> compact_chat('[{"role": "user", "content": "Hi, there: you"}]')
     b'[{"role":"user","content":"Hi, there: you"}]'
@@ -106,12 +108,12 @@ def compact_chat(messages: str) -> bytes | None:
     data = messages.encode()
     if not (data.startswith(b'[{"role": "') and data.endswith(b'"}]')):
         return None
-    turns = data.count(_SPACED[1])
-    if data.count(_SPACED[2]) != turns or data.count(_SPACED[0]) != turns - 1:
+    between = data.split(_SPACED[0])  # the turns' ends followed by another turn
+    first = _COMPACT[0].join(between).split(_SPACED[1])  # the turn that opens the chat
+    contents = _COMPACT[1].join(first).split(_SPACED[2])
+    if len(first) != 2 or len(contents) != len(between) + 1:
         return None
-    for spaced, compact in zip(_SPACED, _COMPACT, strict=True):
-        data = data.replace(spaced, compact)
-    return data
+    return _COMPACT[2].join(contents)
 
 
 @lru_cache(maxsize=8)
