@@ -22,6 +22,8 @@ from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 import openai
+from aiohttp import ClientRequest
+from aiohttp.typedefs import LooseHeaders
 
 from pairwise_polars.engine._base_url import api_url
 from pairwise_polars.engine._bounds import CONNECT_TIMEOUT, MAX_RESPONSE_BYTES, read_capped
@@ -96,7 +98,9 @@ def compact_chat(messages: str) -> bytes | None:
     Exact because a ``"`` inside an encoded string is always escaped (a backslash before it),
     so the spaced separators, each holding a ``"`` after a space or a brace, occur only between
     values. Worked on the UTF-8 bytes: their searches and replacements measured faster than
-    the string's, encoding included.
+    the string's, encoding included. Each separator is split on and joined compact, one pass
+    each; the parts count the separators: one turn opens the chat, each further turn follows
+    a turn's end, and every turn has its content.
 
     >>> compact_chat('[{"role": "user", "content": "Hi, there: you"}]')
     b'[{"role":"user","content":"Hi, there: you"}]'
@@ -104,12 +108,12 @@ def compact_chat(messages: str) -> bytes | None:
     data = messages.encode()
     if not (data.startswith(b'[{"role": "') and data.endswith(b'"}]')):
         return None
-    turns = data.count(_SPACED[1])
-    if data.count(_SPACED[2]) != turns or data.count(_SPACED[0]) != turns - 1:
+    between = data.split(_SPACED[0])  # the turns' ends followed by another turn
+    first = _COMPACT[0].join(between).split(_SPACED[1])  # the turn that opens the chat
+    contents = _COMPACT[1].join(first).split(_SPACED[2])
+    if len(first) != 2 or len(contents) != len(between) + 1:
         return None
-    for spaced, compact in zip(_SPACED, _COMPACT, strict=True):
-        data = data.replace(spaced, compact)
-    return data
+    return _COMPACT[2].join(contents)
 
 
 @lru_cache(maxsize=8)
@@ -165,6 +169,7 @@ class WireTransport:
             # own; telling it to skip one anyway costs three header copies a request.
             headers=dict(headers),
             skip_auto_headers=None if _has(headers, "user-agent") else ("User-Agent",),
+            request_class=ClientRequest if _has(headers, "host") else _HeadersAtOnce,
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
@@ -198,6 +203,19 @@ class WireTransport:
 
 def _has(headers: Mapping[str, str], name: str) -> bool:
     return any(given.lower() == name for given in headers)
+
+
+class _HeadersAtOnce(ClientRequest):
+    """aiohttp's request, with the session's headers (the SDK's 15) put after its ``Host`` in
+    one step: aiohttp adds them one by one per request (~12 us a request in a sampled profile
+    of the map at 64 in flight, against ~3 us of the bare loop's 2). The same headers in the
+    same order, hence the same bytes; only for headers without a ``Host`` of their own, which
+    aiohttp would put in its place instead."""
+
+    def update_headers(self, headers: LooseHeaders | None) -> None:
+        super().update_headers(None)  # the Host header alone
+        if headers:
+            self.headers.extend(headers)
 
 
 class SdkTransport:

@@ -48,13 +48,9 @@ class AnthropicBatchJudge(BatchEndpoint):
     def _chat(self) -> AnthropicJudge:
         return AnthropicJudge(
             self.model,
-            base_url=self._base_url(),
             api_key=self.api_key,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            structured_output=self.structured_output,
-            extra_body=self.extra_body,
             default_headers=self.default_headers,
+            **self._chat_settings(),
         )
 
     def _batch_client(self) -> BatchClient:

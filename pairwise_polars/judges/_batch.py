@@ -20,7 +20,7 @@ from pairwise_polars.judges._batch_client import BatchClient
 from pairwise_polars.judges._batch_openai import OpenAIBatches
 from pairwise_polars.judges._batch_session import session
 from pairwise_polars.judges._openai import OpenAIJudge
-from pairwise_polars.judges._protocol import Judge, JudgeTraits
+from pairwise_polars.judges._protocol import Acting, Judge, JudgeTraits
 from pairwise_polars.judges._verdict import JudgeRequest
 
 
@@ -74,6 +74,16 @@ class BatchEndpoint(Endpoint):
     def _chat(self) -> Any:
         """The chat judge with the same settings (its request bodies, its identity)."""
         raise NotImplementedError
+
+    def _chat_settings(self) -> dict[str, Any]:
+        """The settings every batch judge hands its chat judge (a subclass adds its own)."""
+        return {
+            "base_url": self._base_url(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "structured_output": self.structured_output,
+            "extra_body": self.extra_body,
+        }
 
     def _batch_client(self) -> BatchClient:
         raise NotImplementedError
@@ -138,14 +148,10 @@ class OpenAIBatchJudge(BatchEndpoint):
     def _chat(self) -> OpenAIJudge:
         return OpenAIJudge(
             self.model,
-            base_url=self._base_url(),
-            temperature=self.temperature,
             seed=self.seed,
-            max_tokens=self.max_tokens,
-            structured_output=self.structured_output,
             reasoning=self.reasoning,
-            extra_body=self.extra_body,
             score_from=self.score_from,
+            **self._chat_settings(),
         )
 
     def _batch_client(self) -> BatchClient:
@@ -153,19 +159,12 @@ class OpenAIBatchJudge(BatchEndpoint):
         return OpenAIBatches(client, model=self.model, where=self._scope(), secret=self._key())
 
 
-class _Submitter:
+class _Submitter(Acting):
     """The batch judge in submit-only mode: same name and traits, so the same cache keys."""
 
     def __init__(self, judge: BatchEndpoint) -> None:
+        super().__init__(judge)
         self.batch_judge = judge
-
-    @property
-    def name(self) -> str:
-        return self.batch_judge.name
-
-    @property
-    def traits(self) -> JudgeTraits:
-        return self.batch_judge.traits
 
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         async with session(self.batch_judge, requests) as batches:

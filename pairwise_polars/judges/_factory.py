@@ -3,6 +3,7 @@ CLI's ``--judge``), built the same way from both."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pairwise_polars._errors import OptionError
@@ -30,6 +31,20 @@ _CHAT_ONLY = (
 )
 _BATCH_ONLY = ("poll_interval", "max_poll_interval")
 """Settings only a Batch API judge has (how often it asks whether its batches are done)."""
+_NOT_THIS_KIND = {
+    True: "The Batch API judge has no {names}: batches are not sent request by request. Leave "
+    "them out, or drop --batch / batch=True.",
+    False: "The chat judge has no {names}: only a Batch API judge polls for its batches. Add "
+    "--batch / batch=True, or leave them out.",
+}
+"""What a batch judge (True) or a chat judge (False) says of the other kind's settings."""
+_JUDGES: dict[tuple[str, bool], Callable[..., Judge]] = {
+    ("openai", False): OpenAIJudge,
+    ("anthropic", False): AnthropicJudge,
+    ("openai", True): OpenAIBatchJudge,
+    ("anthropic", True): AnthropicBatchJudge,
+}
+"""The judge class of each (provider, batch)."""
 
 
 def build_judge(
@@ -76,22 +91,10 @@ def build_judge(
             f"The anthropic judge has no {', '.join(openai_only)} (OpenAI settings): leave "
             f"them out.{why}"
         )
-    if batch:
-        chat_only = sorted(set(given) & set(_CHAT_ONLY))
-        if chat_only:
-            raise OptionError(
-                f"The Batch API judge has no {', '.join(chat_only)}: batches are not sent "
-                "request by request. Leave them out, or drop --batch / batch=True."
-            )
-        if provider == "anthropic":
-            return AnthropicBatchJudge(model, api_key=api_key, base_url=base_url, **given)
-        return OpenAIBatchJudge(model, api_key=api_key, base_url=base_url, **given)
-    batch_only = sorted(set(given) & set(_BATCH_ONLY))
-    if batch_only:
-        raise OptionError(
-            f"The chat judge has no {', '.join(batch_only)}: only a Batch API judge polls for "
-            "its batches. Add --batch / batch=True, or leave them out."
-        )
-    if provider == "anthropic":
-        return AnthropicJudge(model, api_key=api_key, base_url=base_url, **given)
-    return OpenAIJudge(model, api_key=api_key, base_url=base_url, **given)
+    # The other kind's settings (a batch judge's on a chat judge, or the reverse) are refused.
+    batched = bool(batch)
+    other_kind = sorted(set(given) & set(_CHAT_ONLY if batched else _BATCH_ONLY))
+    if other_kind:
+        raise OptionError(_NOT_THIS_KIND[batched].format(names=", ".join(other_kind)))
+    judge_class = _JUDGES[provider, batched]
+    return judge_class(model, api_key=api_key, base_url=base_url, **given)

@@ -16,7 +16,7 @@ from typing import Literal
 import polars as pl
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.judges._protocol import Judge, JudgeTraits, traits_of
+from pairwise_polars.judges._protocol import Acting, Judge, JudgeTraits
 
 Combine = Literal["mean", "median", "majority"]
 """How members' scores become the combined score."""
@@ -106,20 +106,16 @@ def repeated(judge: Judge, repeat: int) -> Judge:
     return _Repeat(judge, repeat)
 
 
-class _Repeat:
+class _Repeat(Acting):
     """A judge with the repeat index in its cache identity; answers as the judge it wraps."""
 
     def __init__(self, inner: Judge, repeat: int) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._repeat = repeat
 
     @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
     def traits(self) -> JudgeTraits:
-        traits = traits_of(self._inner)
+        traits = super().traits
         return dataclasses.replace(traits, identity={**traits.identity, "repeat": self._repeat})
 
     def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:

@@ -91,3 +91,19 @@ def traits_of(judge: Judge) -> JudgeTraits:
     if not traits.identity:
         traits = replace(traits, identity={"name": judge.name})
     return traits
+
+
+class Acting:
+    """A judge that acts for another: the other's name and traits (a subclass may change
+    them), so the same cache keys; what it does with requests is the subclass's."""
+
+    def __init__(self, inner: Judge) -> None:
+        self._inner = inner
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def traits(self) -> JudgeTraits:
+        return traits_of(self._inner)
