@@ -1,0 +1,59 @@
+"""What README.md shows a new user is what the package does: its copy of the shipped example
+manifest, and the outputs its examples print."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def _section(title: str) -> str:
+    """The text of the README section under the heading ``title`` (up to the next heading)."""
+    text = README.read_text(encoding="utf-8")
+    return re.split(r"\n##+ ", text.split(f"\n{title}\n", 1)[1], maxsplit=1)[0]
+
+
+def _python_blocks(section: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+
+
+def test_the_shipped_example_shown_is_data_example_yaml() -> None:
+    text = README.read_text(encoding="utf-8")
+    shown = text.split("The shipped example, `data/example.yaml`:\n\n```yaml\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    shipped = (ROOT / "data" / "example.yaml").read_text(encoding="utf-8")
+    assert yaml.safe_load(shown) == yaml.safe_load(shipped)
+
+
+def test_the_noise_floor_example_prints_what_it_says() -> None:
+    (block,) = _python_blocks(_section("## The noise floor"))
+    comments = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    figures = ast.literal_eval(comments[0].split(":", 1)[0])
+    namespace: dict[str, object] = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(f"import polars as pl\nimport pairwise_polars as pp\n{block}", namespace)
+    summary = namespace["summary"]
+    assert isinstance(summary, pl.DataFrame)
+    row = summary.select(
+        "mean_divergence",
+        "control_mean_divergence",
+        "excess_divergence",
+        "excess_divergence_low",
+        "excess_divergence_high",
+    ).row(0)
+    assert tuple(round(value, 2) for value in row) == tuple(round(f, 2) for f in figures)
+    verdict = out.getvalue()
+    shown_verdict = " ".join(c.strip() for c in comments[2:])
+    assert verdict.split(":", 1)[0] == shown_verdict.split(":", 1)[0]
+    assert "observed 0.5833" in verdict
+    assert "[-0.2099, 0.9419]" in verdict and "[-0.2099, 0.9419]" in shown_verdict
