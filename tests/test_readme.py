@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import inspect
 import io
 import re
 from pathlib import Path
 
 import polars as pl
 import yaml
+
+import pairwise_polars as pp
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -57,3 +60,35 @@ def test_the_noise_floor_example_prints_what_it_says() -> None:
     assert verdict.split(":", 1)[0] == shown_verdict.split(":", 1)[0]
     assert "observed 0.5833" in verdict
     assert "[-0.2099, 0.9419]" in verdict and "[-0.2099, 0.9419]" in shown_verdict
+
+
+def _documented_signature(call: str) -> dict[str, object]:
+    """The keywords and defaults of ``call(...)`` as README.md spells it in bold."""
+    text = README.read_text(encoding="utf-8")
+    match = re.search(rf"`{re.escape(call)}\((.*?)\)`", text, re.DOTALL)
+    assert match is not None, call
+    tree = ast.parse(f"def f({match.group(1)}): pass")
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    arguments = function.args
+    return {
+        a.arg: ast.literal_eval(d) if d is not None else inspect.Parameter.empty
+        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    }
+
+
+def test_the_judges_signatures_shown_are_theirs() -> None:
+    # AnthropicJudge takes organization, project and transport only to refuse them (the README
+    # says so), so its signature there leaves them out.
+    for judge, left_out in (
+        (pp.OpenAIJudge, set()),
+        (pp.AnthropicJudge, {"organization", "project", "transport"}),
+    ):
+        shown = _documented_signature(judge.__name__)
+        actual = {
+            name: p.default
+            for name, p in inspect.signature(judge).parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+        assert set(actual) - set(shown) == left_out, judge.__name__
+        assert {name: actual[name] for name in shown} == shown, judge.__name__
