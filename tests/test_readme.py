@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import inspect
 import io
 import re
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -92,3 +94,25 @@ def test_the_judges_signatures_shown_are_theirs() -> None:
         }
         assert set(actual) - set(shown) == left_out, judge.__name__
         assert {name: actual[name] for name in shown} == shown, judge.__name__
+
+
+def test_every_name_the_readme_calls_exists() -> None:
+    """``pp.NAME`` and ``pairwise_polars.module.NAME`` in README.md are names a user can reach
+    (former names among them: they warn, which is not what this checks)."""
+    warnings.simplefilter("ignore", DeprecationWarning)
+    text = README.read_text(encoding="utf-8")
+    missing = [n for n in sorted(set(re.findall(r"\bpp\.(\w+)", text))) if not hasattr(pp, n)]
+    for dotted in sorted(set(re.findall(r"\bpairwise_polars((?:\.\w+)+)", text))):
+        parts = dotted.strip(".").split(".")
+        found: object = pp
+        for part in parts:
+            try:
+                found = getattr(found, part)
+            except AttributeError:
+                module = getattr(found, "__name__", "")
+                try:
+                    found = importlib.import_module(f"{module}.{part}")
+                except ImportError:
+                    missing.append(f"pairwise_polars{dotted}")
+                    break
+    assert missing == []
