@@ -122,5 +122,17 @@ _SPOKEN: dict[str, Callable[[dict[str, str], bool], str]] = {
     ),
     "summary_columns": _summary_columns,
     "attribute_under_test": _attribute_under_test,
+    "local_runner": lambda settings, manifest: (
+        "Set runner: local in the block (the default), or drop the panel and repeats."
+        if manifest
+        else "Drop --runner ray, or the panel (several --judge) and --repeats."
+    ),
+    "chat_judge": lambda settings, manifest: (
+        "Remove batch: true from the judge block to judge through the model's chat API."
+        if manifest
+        else "Drop --batch to judge through the model's chat API, or score in memory "
+        "(-o FILE instead of --run-dir), where a Batch API judge takes part in a panel and "
+        "repeats."
+    ),
 }
 """Each fix's words: its settings as a manifest's keys or as flags."""

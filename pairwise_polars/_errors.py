@@ -41,7 +41,8 @@ class Fix:
     ``"api_key"``: give the judge a key or a local server; ``"base_url"``: point the judge at a
     server that answers; ``"overwrite"``: start a run over;
     ``"cache"``: another cache or none; ``"attribute_under_test"``: name the attribute;
-    ``"summary_columns"``: slice and group columns that exist), and
+    ``"summary_columns"``: slice and group columns that exist; ``"local_runner"``: the local
+    runner; ``"chat_judge"``: a chat judge instead of a Batch API one), and
     ``settings`` their names and example values."""
 
     action: str

@@ -14,7 +14,12 @@ from dataclasses import replace
 import polars as pl
 
 from pairwise_polars.counterfactual._matches import ROW, TEXT
-from pairwise_polars.counterfactual._variant_plan import CONTROL, Options, dimension_rows
+from pairwise_polars.counterfactual._variant_plan import (
+    CONTROL,
+    NO_VARIANT,
+    Options,
+    dimension_rows,
+)
 
 CROSS = "×"
 """Joins the names of crossed dimensions: ``gender×race``."""
@@ -41,7 +46,9 @@ def intersection_rows(
     first, skipped_first = dimension_rows(texts, dims[0], plain)
     first = first.with_row_index(_FIRST)
     moved = first.select(pl.col(_FIRST).alias(ROW), pl.col("input").alias(TEXT))
-    second, skipped_second = dimension_rows(moved, dims[1], plain)
+    # A first-pass text whose second-pass variants all fail still holds its own cell
+    # (male|White when no male|Black can be made); a prompt left with one cell is dropped below.
+    second, skipped_second = dimension_rows(moved, dims[1], replace(plain, keep_alone=True))
     joined = second.join(
         first.select(
             _FIRST,
@@ -66,13 +73,25 @@ def intersection_rows(
         pl.concat_list("__subs", "substitutions").alias("substitutions"),
         (pl.col("__order").cast(pl.Int32) * 1000 + pl.col("_order").cast(pl.Int32)).alias("_order"),
     )
+    alone = rows.group_by(ROW).len().filter(pl.col("len") < 2).select(ROW)
+    rows = rows.join(alone, on=ROW, how="anti")
     if opts.control:
         control = rows.filter(pl.col("role") == "reference").with_columns(
             role=pl.lit(CONTROL), _order=pl.lit(1_000_000_000, pl.Int32)
         )
         rows = pl.concat([rows, control])
-    # A failure in the second pass names the first pass's row: mapped back to the prompt.
-    back = first.select(pl.col(_FIRST).alias(ROW), pl.col(ROW).alias("__row"))
-    skipped_second = skipped_second.join(back, on=ROW, how="inner").drop(ROW).rename({"__row": ROW})
-    skipped = pl.concat([skipped_first, skipped_second.select(skipped_first.columns)])
+    # A failure in the second pass names the first pass's row and its own value: mapped back
+    # to the prompt and to the cell (male|Black).
+    back = first.select(pl.col(_FIRST).alias(ROW), pl.col(ROW).alias("__row"), "attribute")
+    skipped_second = (
+        skipped_second.join(back, on=ROW, how="inner", suffix="_first")
+        .with_columns(
+            pl.concat_str("attribute_first", pl.lit(SEPARATOR), "attribute").alias("attribute")
+        )
+        .drop(ROW)
+        .rename({"__row": ROW})
+    )
+    out = alone.select(ROW, attribute=pl.lit(None, pl.String), reason=pl.lit(NO_VARIANT))
+    later = [frame.select(skipped_first.columns) for frame in (skipped_second, out)]
+    skipped = pl.concat([skipped_first, *later])
     return rows, skipped.unique(maintain_order=True)

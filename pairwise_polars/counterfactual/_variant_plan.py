@@ -46,6 +46,9 @@ class Options:
     scope: str = "subject"
     case_style: str = "capitalized"
     relations: str = "swap"
+    keep_alone: bool = False
+    """Keep a reference whose every variant failed (the cross of two dimensions does: its
+    second pass over a first pass's variant text still holds that cell)."""
 
 
 def dimension_rows(
@@ -107,6 +110,8 @@ def _has_names(lexicon: Lexicon, dim: str) -> bool:
 
 CONTROL = "control"
 _CONTROL_ORDER = 1_000_000  # after every variant of its group
+NO_VARIANT = "no variant could be made"
+"""Why a prompt (or a crossed prompt) is out: not one of its variants could be made."""
 
 
 def _controls(rows: pl.DataFrame, opts: Options) -> pl.DataFrame:
@@ -253,11 +258,9 @@ def _check_groups(
     lonely = made.filter(n_rows < 2).select(ROW).unique()
     if opts.strategy == "contrastive":
         lonely = pl.concat([lonely, same.select(ROW)]).unique()
-    if lonely.height:
+    if lonely.height and not opts.keep_alone:
         dropped.append(
-            lonely.select(
-                ROW, attribute=pl.lit(None, pl.String), reason=pl.lit("no variant could be made")
-            )
+            lonely.select(ROW, attribute=pl.lit(None, pl.String), reason=pl.lit(NO_VARIANT))
         )
         made = made.join(lonely, on=ROW, how="anti")
     rows = made.select(

@@ -46,13 +46,19 @@ class Columns:
         known = [f.name for f in fields(cls)]
         unknown = [n for n in names if n not in known]
         if unknown:
-            close = difflib.get_close_matches(unknown[0], known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"{caller}() got an unexpected keyword argument {unknown[0]!r}{hint} Column "
-                f"keywords: {', '.join(known)}."
-            )
+            raise unknown_keyword(caller, unknown[0], known)
         return replace(columns or cls(), **names)
+
+
+def unknown_keyword(caller: str, name: str, known: Sequence[str]) -> TypeError:
+    """The error for a keyword ``caller`` does not take: the nearest of ``known``, if any, and
+    the column keywords."""
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else "."
+    return TypeError(
+        f"{caller}() got an unexpected keyword argument {name!r}{hint} Column keywords: "
+        f"{', '.join(f.name for f in fields(Columns))}."
+    )
 
 
 class ColumnNames(TypedDict, total=False):

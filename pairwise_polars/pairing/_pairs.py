@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from typing import TYPE_CHECKING, cast, overload
 
 import polars as pl
@@ -25,6 +26,7 @@ from pairwise_polars.pairing._columns import (
     Columns,
     OnInvalid,
     has_dimension,
+    unknown_keyword,
 )
 from pairwise_polars.pairing._groups import (
     CONTROL_ROLE,
@@ -147,6 +149,24 @@ def form_pairs(
     # In memory, polars' in-memory engine joins these sides in about half the streaming
     # engine's CPU (benchmarks/RESULTS.md); lazy results are left to the caller's engine.
     return pairs.collect(engine="in-memory") if eager else pairs
+
+
+def refuse_unknown_keywords(
+    pairing: Mapping[str, object], caller: Callable[..., object], name: str
+) -> None:
+    """``caller`` (``score``, ``plan``, ...) hands the keywords it does not take itself on to
+    :func:`form_pairs`: one that neither takes is a TypeError that names ``name`` (not
+    ``form_pairs``) and the nearest of all their keywords (``both_order``: ``both_orders``)."""
+    known = [
+        keyword
+        for function in (caller, form_pairs)
+        for keyword, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    known += [f.name for f in fields(Columns)]
+    unknown = [keyword for keyword in pairing if keyword not in known]
+    if unknown:
+        raise unknown_keyword(name, unknown[0], known)
 
 
 def _join_sides(

@@ -27,6 +27,7 @@ from pairwise_polars.labels import read_labels
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import PairingOptions, Strategy
 from pairwise_polars.pairing._groups import check_pairing
+from pairwise_polars.pairing._pairs import refuse_unknown_keywords
 from pairwise_polars.runs._chunk_loop import ChunkLoop
 from pairwise_polars.runs._chunks import POS, Chunk, ChunkLayout, lay_out_chunks, scan_rows
 from pairwise_polars.runs._journal import PAIRING_DEFAULTS, SUMMARY, locked, open_journal
@@ -179,6 +180,7 @@ async def ascore_parquet(
     >>> sorted(p.name for p in (folder / "out").iterdir() if not p.name.startswith("."))
     ['run.json', 'scored', 'summary.parquet']
     """
+    refuse_unknown_keywords(pairing, ascore_parquet, "score_parquet")
     started = time.monotonic()
     asked = _asked(
         chunk_size,

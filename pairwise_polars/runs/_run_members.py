@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError
+from pairwise_polars._errors import Fix, OptionError
 from pairwise_polars.engine import JudgementCache
 from pairwise_polars.judges import traits_of
 from pairwise_polars.judges._panel import JudgeLike
@@ -29,15 +29,21 @@ def run_members(judge: JudgeLike, repeats: int, spec: ScoringSpec, *, ray: bool)
     if not members.fanned_out:
         return None
     if ray:
+        why = "the Ray runner judges one judge once per request."
         raise OptionError(
-            'A panel or repeats run with runner="local" for now: the Ray runner judges one '
-            'judge once per request. Drop runner="ray", or the panel and repeats.'
+            f'A panel or repeats run with runner="local" for now: {why} Drop runner="ray", or '
+            "the panel and repeats.",
+            detail=f"A panel or repeats run with the local runner for now: {why}",
+            fixes=[Fix("local_runner")],
         )
     batch = [j.name for j in members.judges if traits_of(j).kind == "batch"]
     if batch:
+        why = f"{batch[0]!r} is a Batch API judge, whose answers come later."
         raise OptionError(
-            f"A panel or repeats need chat judges; {batch[0]!r} is a Batch API judge, whose "
-            "answers come later. Use its chat judge (batch=False) in the panel."
+            f"A panel or repeats need chat judges; {why} Use its chat judge (batch=False) in "
+            "the panel.",
+            detail=f"A panel or repeats in a chunked run need chat judges; {why}",
+            fixes=[Fix("chat_judge")],
         )
     return members
 

@@ -96,14 +96,20 @@ def power_text(rows: tuple[SlicePower, ...]) -> str:
     if not rows:
         return ""
     sources = {row.source for row in rows}
-    where = "from the pilot" if sources == {"pilot"} else "assumed (no pilot)"
-    if sources == {"default"}:
-        where = f"assumed: within-group correlation {rows[0].icc}, score sd {rows[0].sd}"
+    assumed = next((row for row in rows if row.source == "default"), None)
+    where = "from the pilot"
+    if assumed is not None:
+        where = f"assumed: within-group correlation {assumed.icc}, score sd {assumed.sd}"
+        if "pilot" in sources:  # the pilot lacks some metric: say which lines assume
+            where = f"from the pilot; {where} where marked (the pilot lacks the metric)"
+    mixed = len(sources) > 1
     lines = [f"\npower (80% power, 95% confidence; variability {where}):"]
     for row in rows:
         mde = "-" if row.min_detectable_effect is None else f"{row.min_detectable_effect:.3f}"
         figure = row.figure.replace("_", " ")
         line = f"  {row.metric} [{row.slice}] {row.n_groups} groups: detects {figure} {mde}"
+        if mixed and row.source == "default":
+            line += " (assumed)"
         if row.detect is not None:
             needed = "over 10 million" if row.groups_needed is None else f"{row.groups_needed:,}"
             chance = "-" if row.power is None else f"{row.power:.0%}"

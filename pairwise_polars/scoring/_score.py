@@ -21,6 +21,7 @@ from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import ColumnNames, Columns, Strategy, form_pairs
+from pairwise_polars.pairing._pairs import refuse_unknown_keywords
 from pairwise_polars.scoring._cost import Prices, Usage, usage_of
 from pairwise_polars.scoring._members import (
     Members,
@@ -256,6 +257,7 @@ async def ascore(
     >>> pp.score(rows, progress=False)["score"].item() > 0
     True
     """
+    refuse_unknown_keywords(pairing, ascore, "score")
     pairs = form_pairs(data, strategy, **pairing)
     return await ascore_pairs(
         pairs,
@@ -325,6 +327,7 @@ def plan(
     >>> row.n_groups, round(row.min_detectable_effect, 3), row.groups_needed
     (40, 0.134, 277)
     """
+    refuse_unknown_keywords(pairing, plan, "plan")
     pair_frame = data if pairs else form_pairs(data, strategy, **pairing)
     members, fanned = _fanned(pair_frame, spec, metrics, judge, repeats, both_orders, order, audit)
     prepared = fanned[0][0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pairwise_polars.cli import EXIT_INCONCLUSIVE, EXIT_PASS, main
+from pairwise_polars.cli import EXIT_INCONCLUSIVE, EXIT_INVALID, EXIT_PASS, main
 from pairwise_polars.testing import TestServer
 
 LETTERS = str(Path(__file__).resolve().parents[2] / "data" / "letters_contrastive.parquet")
@@ -50,3 +50,21 @@ def test_a_panel_with_repeats_from_the_command_line(
     document = json.loads(capsys.readouterr().out)
     assert all(row["verdict_stability"] is not None for row in document["summary"])
     assert {c["gate"] for c in document["checks"]} >= {"max_mean_divergence", "verdict_stability"}
+
+
+def test_a_chunked_run_refuses_a_batch_or_ray_panel_in_the_command_lines_words(
+    workdir: Path, capsys: pytest.CaptureFixture[str], judge_server: TestServer
+) -> None:
+    """The refusal names the flags to drop, not the Python keywords (batch=False,
+    runner="ray"), and comes before anything is sent."""
+    base = ["score", LETTERS, "--strategy", "contrastive", "--run-dir", "run"]
+    endpoint = ["--base-url", judge_server.base_url, "--no-cache"]
+    batch = [*base, "--judge", "judge-small", "--batch", "--repeats", "2", *endpoint]
+    assert main(batch) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "Drop --batch" in err and "batch=False" not in err
+    ray = [*base, "--judge", "a", "--judge", "b", "--runner", "ray", *endpoint]
+    assert main(ray) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "Drop --runner ray" in err and 'runner="ray"' not in err
+    assert judge_server.stats.requests == 0

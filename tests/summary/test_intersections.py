@@ -28,6 +28,24 @@ def test_counterfactuals_cross_two_dimensions_into_cells() -> None:
         pp.counterfactuals(prompts, [("gender", "gender")])
 
 
+def test_a_cell_that_cannot_be_made_leaves_the_others_and_is_named() -> None:
+    """Emily's gender counterpart has no race counterparts: male|Black etc. are left out and
+    reported as those cells, but male|White (a gender change only) is kept, and the prompt is
+    not reported as one with no variant at all."""
+    prompts = pl.DataFrame({"input": ["Should we hire Emily, a White woman? She is great."]})
+    report = pp.counterfactuals(
+        prompts, [("gender", "race")], values={"race": ["White", "Black"]}, report=True
+    )
+    rows = report.frame
+    assert rows.select("role", "attribute").rows() == [
+        ("reference", "female|White"), ("variant", "female|Black"), ("variant", "male|White"),
+        ("control", "female|White"),
+    ]  # fmt: skip
+    skipped = report.skipped.select("attribute", "reason").rows()
+    assert [attribute for attribute, _ in skipped] == ["male|Black"]
+    assert "is not in the race lexicon" in skipped[0][1]
+
+
 def test_the_interaction_is_the_cell_minus_its_main_effects_within_groups() -> None:
     rng = np.random.default_rng(5)
     groups = 12

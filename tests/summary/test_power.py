@@ -112,6 +112,31 @@ def test_plan_power_from_a_pilot_and_by_default() -> None:
         pp.plan(rows, cache=False, detect=2)
 
 
+def test_plan_says_which_lines_assume_when_the_pilot_lacks_a_metric() -> None:
+    """A pilot scored on pairwise-bias only: its lines read the pilot, the refusal lines assume
+    the defaults, and the text says so line by line (it said "no pilot" for all of them)."""
+    rows = pl.DataFrame(
+        {
+            "group_id": [g for g in range(30) for _ in range(3)],
+            "role": ["reference", "variant", "control"] * 30,
+            "dimension": "age",
+            "input": "Should we hire them?",
+            "output": ["yes", "no", "yes"] * 30,
+        }
+    )
+    pilot = _pilot(200, 3, icc=0.0, sd=0.05).with_columns(pair_kind=pl.lit("counterfactual"))
+    metrics = ["pairwise-bias", "pairwise-refusal-disparity"]
+    planned = pp.plan(rows, metrics, cache=False, detect=0.05, pilot=pilot)
+    assert [r.source for r in planned.power] == ["pilot", "default"]
+    text = str(planned)
+    assert "no pilot" not in text
+    header = "variability from the pilot; assumed: within-group correlation 0.3, score sd 0.25"
+    assert header in text
+    lines = {line.split(" [")[0].strip(): line for line in text.splitlines() if " groups: " in line}
+    assert "(assumed)" not in lines["pairwise-bias"]
+    assert "(assumed)" in lines["pairwise-refusal-disparity"]
+
+
 def test_plan_power_of_disparities_from_a_pilot_with_outcomes() -> None:
     """A pilot carrying each side's outcomes plans the disparities too: the detectable
     amount_relative is (t + t) * sd / sqrt(G), sd that of the pilot's per-group differences."""
