@@ -118,6 +118,17 @@ def _reading_options(gates: Any) -> None:
     )
 
 
+def check_junit_has_gates(args: argparse.Namespace) -> None:
+    """Before any work: ``--junit-xml`` writes the gate checks, so it needs a gate (without
+    one no file would be written, and a CI job would read its absence as it likes)."""
+    gated = any(getattr(args, n) is not None for n in GATE_NAMES) or args.require
+    if getattr(args, "junit_xml", None) and not gated:
+        raise OptionError(
+            "--junit-xml writes the gate checks, and no gate is set: add one (e.g. "
+            "--max-mean-divergence 0.2, or --require DIMENSION), or leave --junit-xml out."
+        )
+
+
 def gates_from(summary: Any, scored: Any, args: argparse.Namespace) -> GateResult | None:
     """The gates' verdict on ``summary`` when any gate (or ``--require``) is set."""
     thresholds = {n: getattr(args, n) for n in GATE_NAMES if getattr(args, n) is not None}

@@ -10,7 +10,7 @@ import polars as pl
 
 from pairwise_polars.cli._ci_outputs import check_ci_outputs, write_ci_outputs
 from pairwise_polars.cli._console import Console, markdown_table, readable_summary
-from pairwise_polars.cli._gate_options import gates_from
+from pairwise_polars.cli._gate_options import check_junit_has_gates, gates_from
 from pairwise_polars.cli._options import (
     add_ci_options,
     add_summary_options,
@@ -111,6 +111,7 @@ def _verdict(
 def _summarize(args: argparse.Namespace, console: Console) -> int:
     check_frame_or_table(args.scored, args.out, "the summary")
     check_ci_outputs(args)
+    check_junit_has_gates(args)
     _, summary, gates, recorded = _summary(args)
     console.payload["summary"] = summary.to_dicts()
     table = markdown_table(readable_summary(summary))
@@ -122,6 +123,7 @@ def _report(args: argparse.Namespace, console: Console) -> int:
     check_outputs(args.scored, {}, {"the report (-o)": args.out})
     check_writable(args.out, what="the report (-o)")
     check_ci_outputs(args)
+    check_junit_has_gates(args)
     scored, summary, gates, recorded = _summary(args)
     about = _about(args, summary, recorded)
     path = write_report(

@@ -11,6 +11,7 @@ import polars as pl
 
 from pairwise_polars._errors import ColumnError, OptionError
 from pairwise_polars.pairing import PAIR_KIND
+from pairwise_polars.summary import check_score_type
 
 Match = Literal["auto", "pair_id", "attributes"]
 """How pairs are matched across runs (see :func:`matching`)."""
@@ -57,6 +58,7 @@ def matching(
                 "Pass scored frames (score, score_pairs, score_parquet), by=[...] with slice "
                 "columns both runs have, and group_by=<the group column> if yours differs."
             )
+        check_score_type(schema, f"The {run} run's")
     both = set(schemas["before"].names()) & set(schemas["after"].names())
     has_ids = "pair_id" in both
     has_attributes = {"attribute_a", "attribute_b"} <= both

@@ -72,6 +72,12 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
+def has_credentials(url: str) -> bool:
+    """Whether the URL carries a user name or password (``https://user:pw@host/v1``)."""
+    parts = urlsplit(url)
+    return parts.username is not None or parts.password is not None
+
+
 def url_secrets(url: str) -> tuple[str, ...]:
     """The credentials a URL may carry (its password and query values): redacted from every
     text a server sends back, as the key is."""

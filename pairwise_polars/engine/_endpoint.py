@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pairwise_polars._errors import Fix, JudgeError, OptionError
 from pairwise_polars.engine._api import Endpoint
-from pairwise_polars.engine._base_url import shown_url
+from pairwise_polars.engine._base_url import has_credentials, shown_url
 from pairwise_polars.engine._bounds import (
     CONNECT_TIMEOUT,
     MAX_RESPONSE_BYTES,
@@ -124,6 +124,7 @@ class ChatEndpoint(Endpoint, Generic[R]):
 
     # -- the engine -------------------------------------------------------------------------
     def _transport(self) -> Transport:
+        self._check_url_credentials()
         secrets = self._secrets()
         if self.transport == "sdk":
             client = self._client(
@@ -145,6 +146,24 @@ class ChatEndpoint(Endpoint, Generic[R]):
             secrets=secrets,
             connect_timeout=self.connect_timeout,
             max_bytes=self.max_response_bytes,
+        )
+
+    def _check_url_credentials(self) -> None:
+        """Refuse a base URL's user name and password where they cannot be sent: beside the
+        key's ``Authorization`` header (HTTP carries one), or on the SDK transport, which does
+        not send them. Either way every request would fail as a misleading connection error."""
+        url = self._base_url()
+        if not has_credentials(url) or not (self.transport == "sdk" or self._key()):
+            return
+        why = (
+            "the 'sdk' transport does not send"
+            if self.transport == "sdk"
+            else "cannot be sent beside the key's Authorization header (a request carries one)"
+        )
+        raise OptionError(
+            f"base_url {shown_url(url)} carries a user name and password, which {why}. Drop "
+            "them from the URL and pass the key as api_key (or its environment variable); a "
+            "gateway's own key can go in the URL's query (?api-key=...) or in default_headers."
         )
 
     def _run_state(self, structured: bool) -> RunState:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from pairwise_polars._errors import ColumnError, OptionError
+from pairwise_polars._errors import ColumnError, OptionError, ScoreError
 from pairwise_polars.io._frames import DataLike, to_lazy
 from pairwise_polars.metrics import get_metric, metric_names
 
@@ -53,9 +53,9 @@ def sample_for_labelling(
     >>> drawn.height, drawn.columns[-2:], drawn["label"].null_count()
     (8, ['rubric', 'label'], 8)
     """
-    if n < 1:
+    if not n >= 1:  # NaN too
         raise OptionError(f"n must be at least 1 pair to label, got {n}.")
-    if per_group is not None and per_group < 1:
+    if per_group is not None and not per_group >= 1:
         raise OptionError(f"per_group must be at least 1 (or None: whole groups), got {per_group}.")
     frame, _ = to_lazy(scored)
     schema = frame.collect_schema()
@@ -67,7 +67,16 @@ def sample_for_labelling(
             f"sample_for_labelling needs columns {missing}, which the scored frame lacks; it has "
             f"{list(schema.names())}. Pass the frame score() returned (it keeps both texts)."
         )
+    nested = [c for c in by if schema[c].is_nested()]
+    if nested:
+        raise ColumnError(
+            f"sample_for_labelling draws in proportion to each slice, and slice column "
+            f"{nested[0]!r} has type {schema[nested[0]]}, which names no slice. Pass by=[...] "
+            "with text or number columns (e.g. unnest the struct first)."
+        )
     metrics = frame.select(pl.col("metric").unique()).collect()["metric"].to_list()
+    if not metrics:
+        raise ScoreError("The scored frame has no rows: nothing to label. Pass a scored frame.")
     if metric is None and len(metrics) > 1:
         raise OptionError(
             f"The scored frame has metrics {sorted(metrics)}: pass metric=<one of them>; label "
@@ -76,7 +85,14 @@ def sample_for_labelling(
     metric = str(metric if metric is not None else metrics[0])
     if metric not in metrics:
         raise OptionError(f"metric {metric!r} is not in the scored frame (it has {metrics}).")
-    rows = frame.filter((pl.col("metric") == metric) & pl.col("score").is_not_null()).collect()
+    of_metric = frame.filter(pl.col("metric") == metric)
+    rows = of_metric.filter(pl.col("score").is_not_null()).collect()
+    if rows.is_empty():
+        pairs = of_metric.select(pl.len()).collect().item()
+        raise ScoreError(
+            f"None of the {pairs} pairs of {metric!r} has a score (every judgement failed): "
+            "nothing to label. Fix the judge (see the error column) and score again."
+        )
     drawn = _draw(rows, n, by, group_by, per_group, seed)
     keep = [c for c in ("pair_id", group_by, "id_a", "id_b") if c in rows.columns]
     kind = ["pair_kind"] if "pair_kind" in rows.columns else []

@@ -63,6 +63,9 @@ _NUMBERS: dict[str, dict[str, Any]] = {
     "max_tokens": {"low": 1, "integer": True},
 }
 _CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
+_CREDENTIAL_FIELDS = frozenset(
+    {"api_key", "apikey", "key", "authorization", "token", "access_token", "password", "secret"}
+)
 _API_KEY = (
     "an API key must never be written in the manifest (it would end up in version control); "
     "set the OPENAI_API_KEY environment variable, or name another variable with "
@@ -173,7 +176,15 @@ def _extra_body(check: Checker, value: Any, where: int, path: str) -> dict[str, 
             "(a request body's extra fields are a few settings); remove the aliases",
         )
     elif isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        return json.loads(json.dumps(value, default=str))
+        secrets = [name for name in value if _is_credential_field(name)]
+        for name in secrets:
+            check.add(
+                value.key_lines.get(name, where),
+                join(path, name),
+                "a credential must never be written in the manifest (it would end up in version "
+                "control); the key comes from OPENAI_API_KEY or the variable api_key_env names",
+            )
+        return None if secrets else json.loads(json.dumps(value, default=str))
     else:
         check.add(
             where,
@@ -182,6 +193,13 @@ def _extra_body(check: Checker, value: Any, where: int, path: str) -> dict[str, 
             f"{describe(value)}",
         )
     return None
+
+
+def _is_credential_field(name: str) -> bool:
+    """Whether a request body field holds a credential (``api_key``, ``access_token``,
+    ``password``, ...); ``max_tokens`` and the like do not."""
+    field = name.lower().replace("-", "_")
+    return field in _CREDENTIAL_FIELDS or field.endswith(("_api_key", "_secret", "_password"))
 
 
 def _prices(

@@ -65,6 +65,12 @@ def outcomes(
             f"outcomes needs the response column {cols.output!r}, which the rows lack. Columns "
             f"present: {schema.names()}. Pass output=<the response column>."
         )
+    if schema[cols.output] not in (pl.String, pl.Null):  # categorical text is a string by now
+        raise ColumnError(
+            f"Column {cols.output!r} has type {schema[cols.output]}, expected a string column "
+            "(the response whose outcomes are read). Cast it first, e.g. "
+            f"rows.with_columns(pl.col({cols.output!r}).cast(pl.String))."
+        )
     if judge is None or isinstance(judge, HeuristicJudge):
         given = cols.input if cols.input in schema else None
         return finish(heuristic_outcomes(frame, cols.output, given), eager)

@@ -154,8 +154,17 @@ def checked_rows(
     if frame.collect_schema()[columns.group_by].is_float():
         # NaN is no group: as null, it is reported (a NaN equals every NaN in a join)
         frame = frame.with_columns(pl.col(columns.group_by).fill_nan(None))
-    frame, id_col = with_ids(frame, columns)
+    frame, id_col = with_ids(_null_texts_as_strings(frame, columns), columns)
     return frame, eager, id_col
+
+
+def _null_texts_as_strings(frame: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """Text columns of polars' Null type (only nulls: an all-null JSON field, a pandas column
+    of None) as strings, so their pairs are kept with a ``skip_reason`` as any null text is."""
+    schema = frame.collect_schema()
+    texts = (columns.role, columns.dimension, columns.attribute, columns.input, columns.output)
+    null = [name for name in dict.fromkeys(texts) if schema.get(name) == pl.Null]
+    return frame.with_columns(pl.col(null).cast(pl.String)) if null else frame
 
 
 def check_pairing(

@@ -37,7 +37,7 @@ from pairwise_polars.summary._power import MIN_DETECTABLE, SlicePower, slice_pow
 from pairwise_polars.summary._ppi import PPI_COLUMNS
 from pairwise_polars.summary._stability import verdict_stability
 from pairwise_polars.summary._summarize import gate_summary, summarize
-from pairwise_polars.summary._sums import error_sums, group_sums, merge_sums
+from pairwise_polars.summary._sums import check_score_type, error_sums, group_sums, merge_sums
 from pairwise_polars.summary._three_way import ERRORS_AS, MIN_GROUPS
 from pairwise_polars.summary._thresholds import check_threshold, threshold_problem
 
@@ -68,6 +68,7 @@ __all__ = [
     "JudgeAgreement",
     "SlicePower",
     "aggregate",
+    "check_score_type",
     "check_threshold",
     "combine",
     "default_slices",

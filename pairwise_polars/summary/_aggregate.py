@@ -32,7 +32,7 @@ from pairwise_polars.summary._ppi import (
 )
 from pairwise_polars.summary._slice_sums import ENGINE, per_slice
 from pairwise_polars.summary._stability_check import STABILITY
-from pairwise_polars.summary._sums import ERROR_KIND, error_sums, group_sums
+from pairwise_polars.summary._sums import ERROR_KIND, check_score_type, error_sums, group_sums
 from pairwise_polars.summary._thresholds import check_score_thresholds
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -192,11 +192,12 @@ def check_scored(
     divergence_threshold: float,
 ) -> None:
     """What :func:`aggregate` refuses before it sums anything: a confidence outside (0, 1),
-    score thresholds that are not numbers in [0, 1] (warning on vacuous ones), and duplicate
-    judgements."""
+    score thresholds that are not numbers in [0, 1] (warning on vacuous ones), a ``score`` that
+    is not numbers, and duplicate judgements."""
     if not 0 < confidence < 1:
         raise OptionError(f"confidence must be between 0 and 1, got {confidence}.")
     check_score_thresholds(equivalence_threshold, divergence_threshold)
+    check_score_type(frame.collect_schema())
     refuse_duplicates(frame)
 
 

@@ -218,7 +218,7 @@ def _three_way(frame: pl.DataFrame, conservative: bool, min_groups: int) -> pl.D
         return pl.when(is_min).then(x >= t).otherwise(x <= t)
 
     groups = pl.col("__groups")
-    nan = est.is_nan() | unf.is_nan() | fav.is_nan()
+    nan = ~est.is_finite() | ~unf.is_finite() | ~fav.is_finite()  # NaN or infinite: unknown
     zero_width = (unf - fav).abs() <= 1e-12  # an interval that cannot exist vouches for nothing
     unknown = est.is_null() | unf.is_null() | fav.is_null() | nan.fill_null(True) | zero_width
     failing = ~ok(unf) if conservative else ~ok(fav)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from pairwise_polars._errors import OptionError
+from pairwise_polars._errors import ColumnError, OptionError
 
 SCORED_SUMS = (
     "n_equivalent",
@@ -37,6 +37,20 @@ _CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_cont
 _RAW = "__pairwise_score"
 ERROR_KIND_LENGTH = 120
 _SCALE = 2.0**96  # a group of up to 2^31 scores of 1 fits an Int128
+
+
+def check_score_type(schema: pl.Schema, whose: str = "The scored frame's") -> None:
+    """:class:`ColumnError` when ``score`` holds something other than numbers (text, booleans):
+    cast to numbers, text would fail with a polars error and booleans would read as 0 and 1."""
+    dtype = schema.get("score")
+    if dtype is None or dtype == pl.Null or dtype.is_numeric():
+        return
+    raise ColumnError(
+        f"{whose} column 'score' has type {dtype}, expected numbers (the normalised score in "
+        "[0, 1], null where a pair was not judged). Pass the `score` column of a scored frame, "
+        "or fix the values that are not numbers and cast it: "
+        "scored.with_columns(pl.col('score').cast(pl.Float64))."
+    )
 
 
 def group_sums(

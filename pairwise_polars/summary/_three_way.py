@@ -98,7 +98,8 @@ def counted(
 
 
 def _bad(x: pl.Expr) -> pl.Expr:
-    return x.is_null() | x.is_nan().fill_null(False)
+    """No measurement: null, NaN or infinite (a hand-edited summary is no pass)."""
+    return x.is_null() | ~x.is_finite().fill_null(True)
 
 
 def _num(x: pl.Expr) -> pl.Expr:
