@@ -19,6 +19,7 @@ finish).
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from pairwise_polars.summary._excess import attach_controls
@@ -28,7 +29,7 @@ from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 
 ENGINE = "in-memory"
 """The engine of every pass: its sums depend on the rows' places, not on its threads' timing."""
-_T, _TERM = "__pairwise_total_", "__pairwise_term_"
+_T, _TERM, _SLICE = "__pairwise_total_", "__pairwise_term_", "__pairwise_slice"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
     ("equivalence_rate", "n_equivalent", _RATE_PARTS),
@@ -46,64 +47,90 @@ def per_slice(
     ``one_row_per_group``: the sums are known to hold one row per slice and group."""
     known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
     groups = [c for c in collected.columns if c not in known]
-    rows = collected.lazy()
+    rows = collected
     # The group column: controls are the noise of their group (nothing to attach without any:
     # the join would only copy zeros).
     if len(groups) == 1 and collected["n_control"].sum() > 0:
-        rows = attach_controls(rows, keys, groups[0])
+        attached = attach_controls(rows.lazy(), keys, groups[0])
         if labelled:
-            rows = attach_control_labels(rows, keys, groups[0])
-        rows = rows.collect(engine=ENGINE).lazy()
-    # The same rows in the same places whatever order they came in: polars may add a slice's
-    # rows in parts split by position in the frame, so the order within each slice is not
-    # enough (seen on 1,260 per-group rows: the sums changed with the other slices' places).
+            attached = attach_control_labels(attached, keys, groups[0])
+        rows = attached.collect(engine=ENGINE)
     unique = one_row_per_group and len(groups) == 1
-    order = [*keys, *groups] if unique else _sum_order(rows, keys, groups)
-    rows = rows.sort(order, nulls_last=True).collect(engine=ENGINE)
-    totals = (
-        rows.lazy()
-        .group_by(keys, maintain_order=True)
-        .agg(
-            pl.col("n_pairs", "n_scored", "n_errors").sum(),
-            (pl.col("n_scored") > 0).sum().cast(pl.Int64).alias("n_groups"),
-            pl.col(*SCORED_SUMS, *CONTROL_SUMS).sum(),
-        )
-        .collect(engine=ENGINE)
+    rows, slices, starts = _in_slices(rows, keys, groups, unique=unique)
+    lengths = np.diff(starts, append=rows.height)
+    counts = ["n_pairs", "n_scored", "n_errors"]
+    totals = pl.concat(
+        [
+            slices,
+            _added(rows.select(counts), starts),
+            _added(rows.select((pl.col("n_scored") > 0).cast(pl.Int64).alias("n_groups")), starts),
+            _added(rows.select(*SCORED_SUMS, *CONTROL_SUMS), starts),
+        ],
+        how="horizontal",
     )
     controls = totals["n_control_scored"].sum() > 0
     terms = _terms(controls)
     needed = ["n_scored", "n_equivalent", "n_divergent", "score_sum"]
     needed += ["n_control_scored", "control_score_sum"] if controls else []
-    broadcast = totals.select(*keys, *[pl.col(c).alias(_T + c) for c in needed]).lazy()
-    on_totals = (
-        rows.lazy().join(broadcast, on=keys, how="left", nulls_equal=True, maintain_order="left")
-        if keys
-        else rows.lazy().join(broadcast, how="cross", maintain_order="left")
+    on_totals = rows.with_columns(
+        pl.Series(_T + c, np.repeat(totals[c].to_numpy(), lengths)) for c in needed
     )
-    summed = (
-        on_totals.with_columns(expr.alias(_TERM + name) for name, expr in terms.items())
-        .group_by(keys, maintain_order=True)
-        .agg(
-            pl.col(*(_TERM + name for name in terms)).sum(),
-            *(ppi_sums() if labelled else []),
-        )
-        .collect(engine=ENGINE)
-    )
-    frame = pl.concat([totals, summed.drop(keys)], how="horizontal")
+    summed = [_added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()), starts)]
+    if labelled:  # the prediction-powered sums, over the same rows in the same places
+        summed.append(rows.group_by(_SLICE, maintain_order=True).agg(ppi_sums()).drop(_SLICE))
+    frame = pl.concat([totals, *summed], how="horizontal")
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
 
 
-def _sum_order(rows: pl.LazyFrame, keys: list[str], groups: list[str]) -> list[str]:
-    """The columns that put the per-group rows in one order whatever order they arrived in:
-    the keys and the group when they name one row each (sums from ``group_sums`` or
-    ``merge_sums``: the same order as every column), else every column."""
-    if len(groups) == 1:
-        # Hashes: a collision only costs the full sort, and the same rows in any order hash
-        # alike, so every path takes the same branch.
-        unique = pl.struct(*keys, groups[0]).hash(seed=0).n_unique() == pl.len()
-        if rows.select(unique).collect(engine=ENGINE).item():
-            return [*keys, *groups]
-    return rows.collect_schema().names()
+def _in_slices(
+    rows: pl.DataFrame, keys: list[str], groups: list[str], *, unique: bool
+) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
+    """The per-group rows (without the keys) in one order whatever order they came in, each
+    slice's rows together: sorted by the slice (a whole number per distinct ``keys``, from
+    their values alone) then by the group when the slice and group name one row each, else by
+    every column. With them the slices (``keys``) and the row where each slice starts. Every
+    sum of a slice's rows adds them in this order, whatever their order or layout on arrival
+    (in memory, chunked parts, Ray blocks) and whatever the thread count."""
+    code = pl.struct(keys).rank("dense") if keys else pl.lit(1, pl.UInt32)
+    coded = rows.with_columns(code.alias(_SLICE))
+    unique = unique or _unique(coded, groups)
+    group = coded[groups[0]] if len(groups) == 1 else None
+    if unique and group is not None and group.dtype.is_integer() and not group.has_nulls():
+        order = np.lexsort((group.to_numpy(), coded[_SLICE].to_numpy()))  # the cheap sort
+    else:
+        rest = [c for c in rows.columns if c not in {*keys, *groups}]
+        sort = [_SLICE, *groups, *([] if unique else rest)]
+        order = coded.select(pl.arg_sort_by(sort, nulls_last=True)).to_series().to_numpy()
+    coded = coded.drop(keys)[order]
+    counts = np.bincount(coded[_SLICE].to_numpy())
+    starts = (np.cumsum(counts) - counts)[counts > 0]
+    return coded, rows.select(keys)[order[starts]], starts
+
+
+def _unique(rows: pl.DataFrame, groups: list[str]) -> bool:
+    """Whether the slice and the group name one row each (sums from ``group_sums`` or
+    ``merge_sums``: then sorting by them gives the same order as sorting by every column)."""
+    if len(groups) != 1:
+        return False
+    # Hashes: a collision only costs the full sort, and the same rows in any order hash alike,
+    # so every path takes the same branch.
+    return rows.select(pl.struct(_SLICE, *groups).hash(seed=0).n_unique() == pl.len()).item()
+
+
+def _added(columns: pl.DataFrame, starts: np.ndarray) -> pl.DataFrame:
+    """Each column added up over the rows from each start to the next (one row per slice),
+    in the rows' order: numpy's sums, which depend on that order alone (polars' group sums
+    also depend on where the rows sit in the frame and on its threads)."""
+    return pl.DataFrame(
+        [
+            pl.Series(
+                c,
+                np.add.reduceat(columns[c].fill_null(0).to_numpy(), starts) if len(starts) else [],
+                dtype=columns[c].dtype,
+            )
+            for c in columns.columns
+        ]
+    )
 
 
 def _terms(controls: bool) -> dict[str, pl.Expr]:
