@@ -1,35 +1,38 @@
 """Stage two's first half: each slice's sums over its groups' per-group sums.
 
-Three passes over the per-group rows (one row per slice and group, far fewer than pairs):
+Three passes over the per-group rows (one row per slice and group, far fewer than pairs),
+sorted so that each slice's rows sit together
+(:class:`~pairwise_polars.summary._slice_rows.SliceRows`):
 
 1. the slice totals (``N``, ``S``, the hit counts, the control sums), once per slice;
 2. each group's terms (residuals, their squares and fourth powers, the design's weights) from
-   its own sums and its slice's totals, joined on: a total is computed once, not once per
+   its own sums and its slice's totals, set on its row: a total is computed once, not once per
    expression that reads it;
-3. the terms added up per slice.
+3. the terms added up per slice (and, with labels, the prediction-powered sums, in passes of
+   their own: :func:`~pairwise_polars.summary._ppi.ppi_sums`).
 
 The same summary to the last bit from any path (in memory, chunked parts, Ray blocks, rows in
 any order): the per-group sums of a group's rows are exact
 (:func:`~pairwise_polars.summary._sums.group_sums`), the per-group rows are sorted into one
-order and so into the same places (by the keys and the group when they name one row each,
-else by every column), and every pass runs on the in-memory engine, whose sums depend on the
-rows' places in the frame (the streaming engine adds partial sums in whatever order its threads
-finish).
+order (by the slice and the group when they name one row each, else by every column), and
+each slice's sums are numpy's over its rows in that order, which do not depend on where polars
+places the rows or on its threads.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from pairwise_polars.summary._excess import attach_controls
 from pairwise_polars.summary._intervals import DESIGN_DF, MEAN, SIZE_SQ
 from pairwise_polars.summary._ppi import LABEL_SUM_COLUMNS, attach_control_labels, ppi_sums
+from pairwise_polars.summary._slice_rows import SliceRows
 from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 
 ENGINE = "in-memory"
-"""The engine of every pass: its sums depend on the rows' places, not on its threads' timing."""
-_T, _TERM, _SLICE = "__pairwise_total_", "__pairwise_term_", "__pairwise_slice"
+"""The engine of the collects before the sums: the in-memory one (the streaming engine adds
+partial sums in whatever order its threads finish)."""
+_T, _TERM = "__pairwise_total_", "__pairwise_term_"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
     ("equivalence_rate", "n_equivalent", _RATE_PARTS),
@@ -55,16 +58,14 @@ def per_slice(
         if labelled:
             attached = attach_control_labels(attached, keys, groups[0])
         rows = attached.collect(engine=ENGINE)
-    unique = one_row_per_group and len(groups) == 1
-    rows, slices, starts = _in_slices(rows, keys, groups, unique=unique)
-    lengths = np.diff(starts, append=rows.height)
-    counts = ["n_pairs", "n_scored", "n_errors"]
+    on = SliceRows.sort(rows, keys, groups, unique=one_row_per_group and len(groups) == 1)
+    rows = on.rows
     totals = pl.concat(
         [
-            slices,
-            _added(rows.select(counts), starts),
-            _added(rows.select((pl.col("n_scored") > 0).cast(pl.Int64).alias("n_groups")), starts),
-            _added(rows.select(*SCORED_SUMS, *CONTROL_SUMS), starts),
+            on.slices,
+            on.added(rows.select("n_pairs", "n_scored", "n_errors")),
+            on.added(rows.select((pl.col("n_scored") > 0).cast(pl.Int64).alias("n_groups"))),
+            on.added(rows.select(*SCORED_SUMS, *CONTROL_SUMS)),
         ],
         how="horizontal",
     )
@@ -73,64 +74,13 @@ def per_slice(
     needed = ["n_scored", "n_equivalent", "n_divergent", "score_sum"]
     needed += ["n_control_scored", "control_score_sum"] if controls else []
     on_totals = rows.with_columns(
-        pl.Series(_T + c, np.repeat(totals[c].to_numpy(), lengths)) for c in needed
+        pl.Series(_T + c, on.broadcast(totals[c].to_numpy())) for c in needed
     )
-    summed = [_added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()), starts)]
-    if labelled:  # the prediction-powered sums, over the same rows in the same places
-        summed.append(rows.group_by(_SLICE, maintain_order=True).agg(ppi_sums()).drop(_SLICE))
+    summed = [on.added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()))]
+    if labelled:  # the prediction-powered sums, over the same rows in the same order
+        summed.append(pl.DataFrame(ppi_sums(on)))
     frame = pl.concat([totals, *summed], how="horizontal")
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
-
-
-def _in_slices(
-    rows: pl.DataFrame, keys: list[str], groups: list[str], *, unique: bool
-) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
-    """The per-group rows (without the keys) in one order whatever order they came in, each
-    slice's rows together: sorted by the slice (a whole number per distinct ``keys``, from
-    their values alone) then by the group when the slice and group name one row each, else by
-    every column. With them the slices (``keys``) and the row where each slice starts. Every
-    sum of a slice's rows adds them in this order, whatever their order or layout on arrival
-    (in memory, chunked parts, Ray blocks) and whatever the thread count."""
-    code = pl.struct(keys).rank("dense") if keys else pl.lit(1, pl.UInt32)
-    coded = rows.with_columns(code.alias(_SLICE))
-    unique = unique or _unique(coded, groups)
-    group = coded[groups[0]] if len(groups) == 1 else None
-    if unique and group is not None and group.dtype.is_integer() and not group.has_nulls():
-        order = np.lexsort((group.to_numpy(), coded[_SLICE].to_numpy()))  # the cheap sort
-    else:
-        rest = [c for c in rows.columns if c not in {*keys, *groups}]
-        sort = [_SLICE, *groups, *([] if unique else rest)]
-        order = coded.select(pl.arg_sort_by(sort, nulls_last=True)).to_series().to_numpy()
-    coded = coded.drop(keys)[order]
-    counts = np.bincount(coded[_SLICE].to_numpy())
-    starts = (np.cumsum(counts) - counts)[counts > 0]
-    return coded, rows.select(keys)[order[starts]], starts
-
-
-def _unique(rows: pl.DataFrame, groups: list[str]) -> bool:
-    """Whether the slice and the group name one row each (sums from ``group_sums`` or
-    ``merge_sums``: then sorting by them gives the same order as sorting by every column)."""
-    if len(groups) != 1:
-        return False
-    # Hashes: a collision only costs the full sort, and the same rows in any order hash alike,
-    # so every path takes the same branch.
-    return rows.select(pl.struct(_SLICE, *groups).hash(seed=0).n_unique() == pl.len()).item()
-
-
-def _added(columns: pl.DataFrame, starts: np.ndarray) -> pl.DataFrame:
-    """Each column added up over the rows from each start to the next (one row per slice),
-    in the rows' order: numpy's sums, which depend on that order alone (polars' group sums
-    also depend on where the rows sit in the frame and on its threads)."""
-    return pl.DataFrame(
-        [
-            pl.Series(
-                c,
-                np.add.reduceat(columns[c].fill_null(0).to_numpy(), starts) if len(starts) else [],
-                dtype=columns[c].dtype,
-            )
-            for c in columns.columns
-        ]
-    )
 
 
 def _terms(controls: bool) -> dict[str, pl.Expr]:
