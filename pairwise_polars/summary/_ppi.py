@@ -81,7 +81,7 @@ from pairwise_polars.labels import LABEL
 from pairwise_polars.summary._intervals import satterthwaite
 from pairwise_polars.summary._slice_rows import IN_AGGREGATION, SliceRows, Slices
 from pairwise_polars.summary._student_t import t_quantile
-from pairwise_polars.summary._sums import PAIR_KIND, exact_sum
+from pairwise_polars.summary._sums import PAIR_KIND, exact_sum, on_whole_groups
 
 FIGURES = {
     # figure: (judge total over all scored pairs, label total, judge total over labelled)
@@ -126,20 +126,7 @@ def attach_control_labels(sums: pl.LazyFrame, keys: Sequence[str], group_by: str
     """The labelled control pairs of each whole group (and metric) on every slice row of the
     group, as :func:`~pairwise_polars.summary._excess.attach_controls` does for the judge's
     control sums: a control pair is the noise of its group, not of a slice."""
-    joint = [k for k in keys if k == "metric"]
-    if [k for k in keys if k not in joint] == []:
-        return sums
-    # Added up in a fixed order of the slice rows, as the judge's control sums are.
-    controls = (
-        sums.sort([*keys, group_by], nulls_last=True)
-        .group_by([*joint, group_by], maintain_order=True)
-        .agg(pl.col(CONTROL_LABEL_SUMS).sum())
-    )
-    return (
-        sums.drop(CONTROL_LABEL_SUMS)
-        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
-        .with_columns(pl.col(CONTROL_LABEL_SUMS).fill_null(0))
-    )
+    return on_whole_groups(sums, keys, group_by, CONTROL_LABEL_SUMS)
 
 
 def label_sums(
