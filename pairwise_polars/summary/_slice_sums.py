@@ -54,10 +54,10 @@ def per_slice(
     # The group column: controls are the noise of their group (nothing to attach without any:
     # the join would only copy zeros).
     if len(groups) == 1 and collected["n_control"].sum() > 0:
-        attached = attach_controls(rows.lazy(), keys, groups[0])
-        if labelled:
+        attached = rows.lazy()
+        if labelled:  # before the judge's: it drops slice rows of control pairs alone
             attached = attach_control_labels(attached, keys, groups[0])
-        rows = attached.collect(engine=ENGINE)
+        rows = attach_controls(attached, keys, groups[0]).collect(engine=ENGINE)
     on = SliceRows.sort(rows, keys, groups, unique=one_row_per_group and len(groups) == 1)
     rows = on.rows
     totals = pl.concat(
