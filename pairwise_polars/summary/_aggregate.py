@@ -162,11 +162,9 @@ def aggregate(
     >>> aggregate(scored).select("dimension", "n_pairs", "n_scored", "equivalence_rate").rows()
     [('gender', 3, 2, 0.5)]
     """
-    frame, _ = to_lazy(scored)
-    frame, members = split_members(frame)
-    check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
-    if labels is not None:
-        frame = attach_labels(frame, labels)
+    frame, members = checked_rows(
+        scored, labels, confidence, (equivalence_threshold, divergence_threshold)
+    )
     return aggregate_checked(
         frame,
         by,
@@ -176,6 +174,19 @@ def aggregate(
         group_by=group_by,
         members=members,
     )
+
+
+def checked_rows(
+    scored: DataLike, labels: DataLike | None, confidence: float, thresholds: tuple[float, float]
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """The scored rows :func:`aggregate` and :func:`summarize` read: the combined rows of
+    :func:`split_members` (and its members), refused as :func:`check_scored` refuses them
+    (``thresholds``: the equivalence and divergence thresholds), ``labels`` attached."""
+    frame, members = split_members(to_lazy(scored)[0])
+    check_scored(frame, confidence, *thresholds)
+    if labels is not None:
+        frame = attach_labels(frame, labels)
+    return frame, members
 
 
 def split_members(frame: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:

@@ -44,7 +44,7 @@ from pairwise_polars.summary._intervals import (
     satterthwaite_df,
     t_quantiles,
 )
-from pairwise_polars.summary._sums import CONTROL_SUMS
+from pairwise_polars.summary._sums import CONTROL_SUMS, on_whole_groups
 
 EXCESS = "excess_divergence"
 CONTROL_MEAN = "control_mean_divergence"
@@ -61,22 +61,7 @@ def attach_controls(sums: pl.LazyFrame, keys: Sequence[str], group_by: str) -> p
     slices of their own. Without slice columns (the overall row) the sums are left as they are,
     groups with control pairs only included. The sums may come merged from blocks in any
     split: the control columns are added up per group first."""
-    joint = [k for k in keys if k == "metric"]
-    if [k for k in keys if k not in joint] == []:
-        return sums
-    # Added up in a fixed order of the slice rows: the same sums to the last bit however the
-    # rows arrived (an unordered group_by hands them over in any order).
-    controls = (
-        sums.sort([*keys, group_by], nulls_last=True)
-        .group_by([*joint, group_by], maintain_order=True)
-        .agg(pl.col(CONTROL_SUMS).sum())
-    )
-    return (
-        sums.filter(pl.col("n_pairs") > 0)
-        .drop(CONTROL_SUMS)
-        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
-        .with_columns(pl.col(CONTROL_SUMS).fill_null(0))
-    )
+    return on_whole_groups(sums, keys, group_by, CONTROL_SUMS, kept=pl.col("n_pairs") > 0)
 
 
 def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:

@@ -110,23 +110,16 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     with one row per slice holding ``n_scored``, ``n_groups``, the hit counts, ``score_sum``,
     ``score_sq_sum`` and the sums of :func:`residual_sums` and :func:`design_sums`."""
     n = pl.col("n_scored").cast(pl.Float64)
-    estimates = {name: pl.col(hits).cast(pl.Float64) / n for name, hits in RATES.items()}
-    estimates[MEAN] = pl.col("score_sum") / n
     groups = pl.col("n_groups")
-    # The rates' degrees of freedom are the design's (Korn and Graubard); the mean's the
-    # smaller of the design's and Satterthwaite's from the data.
-    satterthwaite_mean = satterthwaite_df(pl.col(f"{MEAN}_u2"), pl.col(f"{MEAN}_u4"), groups)
-    frame = summary.with_columns(
-        pl.min_horizontal(pl.col(DESIGN_DF), satterthwaite_mean).alias(f"__df_{MEAN}"),
-        (n - 1).alias(_PAIRS_DF),
-    )
+    frame = _figures(summary, n, groups)
+    estimates = {name: pl.col(f"__m_{name}") for name in (*RATES, MEAN)}
     p = 0.5 + confidence / 2
     q_pairs, q_design = t_quantiles(frame, _PAIRS_DF, p), t_quantiles(frame, DESIGN_DF, p)
     scored = pl.col("n_scored") > 0
     bounded = scored & (groups > 1)
     columns: list[pl.Expr] = [pl.when(scored).then(m).alias(name) for name, m in estimates.items()]
     for name, m in estimates.items():
-        n_eff, worst_case = _effective_n(name, m, m * (1 - m))
+        n_eff, worst_case = pl.col(f"__neff_{name}"), pl.col(f"__worst_{name}")
         if name == MEAN:
             q = t_quantiles(frame, f"__df_{MEAN}", p)
             low, high = _wilson(m, n_eff, q)
@@ -158,7 +151,33 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
             frame[f"__x_{name}"], frame[f"__n_{name}"], frame[f"__j_{name}"], confidence, name
         )
     )
-    return frame.drop(f"__df_{MEAN}", _PAIRS_DF, *(f"__{c}_{r}" for r in RATES for c in "nxj"))
+    passes = [f"__{c}_{name}" for name in estimates for c in ("m", "neff", "worst")]
+    return frame.drop(
+        f"__df_{MEAN}", _PAIRS_DF, *passes, *(f"__{c}_{r}" for r in RATES for c in "nxj")
+    )
+
+
+def _figures(summary: pl.DataFrame, n: pl.Expr, groups: pl.Expr) -> pl.DataFrame:
+    """What every bound reads, each computed once (inlined, polars planned each again wherever
+    it appears: most of :func:`with_intervals`' time on a frame of a few slices): the mean's
+    degrees of freedom and the pairs', each figure's estimate (``__m_``), its effective n
+    (``__neff_``) and whether the worst case set it (``__worst_``)."""
+    estimates = {name: pl.col(hits).cast(pl.Float64) / n for name, hits in RATES.items()}
+    estimates[MEAN] = pl.col("score_sum") / n
+    # The rates' degrees of freedom are the design's (Korn and Graubard); the mean's the
+    # smaller of the design's and Satterthwaite's from the data.
+    satterthwaite_mean = satterthwaite_df(pl.col(f"{MEAN}_u2"), pl.col(f"{MEAN}_u4"), groups)
+    frame = summary.with_columns(
+        pl.min_horizontal(pl.col(DESIGN_DF), satterthwaite_mean).alias(f"__df_{MEAN}"),
+        (n - 1).alias(_PAIRS_DF),
+        *(m.alias(f"__m_{name}") for name, m in estimates.items()),
+    )
+    passes: list[pl.Expr] = []
+    for name in estimates:
+        m = pl.col(f"__m_{name}")
+        n_eff, worst_case = _effective_n(name, m, m * (1 - m))
+        passes += [n_eff.alias(f"__neff_{name}"), worst_case.alias(f"__worst_{name}")]
+    return frame.with_columns(passes)
 
 
 def beta_bounds(

@@ -72,14 +72,16 @@ of draws whose labels showed no missed pair the interval covered 18%, in the res
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+import numpy as np
 import polars as pl
 
 from pairwise_polars.labels import LABEL
 from pairwise_polars.summary._intervals import satterthwaite
+from pairwise_polars.summary._slice_rows import IN_AGGREGATION, SliceRows, Slices
 from pairwise_polars.summary._student_t import t_quantile
-from pairwise_polars.summary._sums import PAIR_KIND, exact_sum
+from pairwise_polars.summary._sums import PAIR_KIND, exact_sum, on_whole_groups
 
 FIGURES = {
     # figure: (judge total over all scored pairs, label total, judge total over labelled)
@@ -124,20 +126,7 @@ def attach_control_labels(sums: pl.LazyFrame, keys: Sequence[str], group_by: str
     """The labelled control pairs of each whole group (and metric) on every slice row of the
     group, as :func:`~pairwise_polars.summary._excess.attach_controls` does for the judge's
     control sums: a control pair is the noise of its group, not of a slice."""
-    joint = [k for k in keys if k == "metric"]
-    if [k for k in keys if k not in joint] == []:
-        return sums
-    # Added up in a fixed order of the slice rows, as the judge's control sums are.
-    controls = (
-        sums.sort([*keys, group_by], nulls_last=True)
-        .group_by([*joint, group_by], maintain_order=True)
-        .agg(pl.col(CONTROL_LABEL_SUMS).sum())
-    )
-    return (
-        sums.drop(CONTROL_LABEL_SUMS)
-        .join(controls, on=[*joint, group_by], how="left", nulls_equal=True)
-        .with_columns(pl.col(CONTROL_LABEL_SUMS).fill_null(0))
-    )
+    return on_whole_groups(sums, keys, group_by, CONTROL_LABEL_SUMS)
 
 
 def label_sums(
@@ -199,109 +188,113 @@ class PpiFigure(NamedTuple):
     f: str
     m: str
 
-    def parts(self) -> tuple[pl.Expr, pl.Expr]:
+    def parts(self, on: Slices = IN_AGGREGATION) -> tuple[Any, Any]:
         """``u`` and ``d``: the per-group residuals whose ratio tunes lambda."""
-        n, s = pl.col(self.n), pl.col(self.s).cast(pl.Float64)
-        m, y = pl.col(self.m), pl.col(self.l).cast(pl.Float64)
-        f = pl.col(self.f).cast(pl.Float64)
-        big_n, big_m = n.sum(), m.sum()
-        judge_mean = s.sum() / big_n
-        u = (y - m * y.sum() / big_m) / big_m
-        d = (f - m * f.sum() / big_m) / big_m - (s - n * judge_mean) / big_n
+        s, n, y, f, m = (on.column(c) for c in self)
+        big_n, big_m = on.total(n), on.total(m)
+        judge_mean = on.total(s) / big_n
+        u = (y - m * on.total(y) / big_m) / big_m
+        d = (f - m * on.total(f) / big_m) / big_m - (s - n * judge_mean) / big_n
         return u, d
 
-    def estimate(self, lam: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    def estimate(self, lam: Any, on: Slices = IN_AGGREGATION) -> tuple[Any, Any]:
         """``theta`` with a lambda per group (``lam``) and its per-group residuals ``r``."""
-        n, s = pl.col(self.n), pl.col(self.s).cast(pl.Float64)
-        m, y = pl.col(self.m), pl.col(self.l).cast(pl.Float64)
-        f = pl.col(self.f).cast(pl.Float64)
-        big_n, big_m = n.sum(), m.sum()
-        judge_mean = s.sum() / big_n
+        s, n, y, f, m = (on.column(c) for c in self)
+        big_n, big_m = on.total(n), on.total(m)
+        judge_mean = on.total(s) / big_n
         corrected = y - lam * (f - m * judge_mean)
-        theta = corrected.sum() / big_m
-        weight = (lam * m).sum() / big_m  # how much of the judge's figure theta holds
+        theta = on.total(corrected) / big_m
+        weight = on.total(lam * m) / big_m  # how much of the judge's figure theta holds
         r = (corrected - m * theta) / big_m + weight * (s - n * judge_mean) / big_n
         return theta, r
 
-    def gap(self) -> pl.Expr:
+    def gap(self, on: Slices = IN_AGGREGATION) -> Any:
         """The judge's mean on all pairs minus on the labelled ones (``J - F/M``)."""
-        s, f = pl.col(self.s).cast(pl.Float64), pl.col(self.f).cast(pl.Float64)
-        return s.sum() / pl.col(self.n).sum() - f.sum() / pl.col(self.m).sum()
+        s, n, _, f, m = (on.column(c) for c in self)
+        return on.total(s) / on.total(n) - on.total(f) / on.total(m)
 
 
-def _tuning_variance(u: pl.Expr, d: pl.Expr, r: pl.Expr, gap: pl.Expr) -> pl.Expr:
+def _tuning_variance(on: Slices, u: Any, d: Any, r: Any, gap: Any) -> Any:
     """What the noise of the tuned lambda adds: ``gap^2 Var(lambda)``, ``Var(lambda)`` the
     sandwich ``sum r^2 d^2 / (sum d^2)^2``; 0 where lambda (on all groups) sits on a bound."""
-    dd = (d * d).sum()
-    lam = pl.when(dd > 0).then((u * d).sum() / dd)
+    dd = on.total(d * d)
+    lam = on.when(dd > 0, on.total(u * d) / dd, None)
     inner = (lam > 0) & (lam < 1)
-    return pl.when(inner).then(gap * gap * (r * r * d * d).sum() / (dd * dd)).otherwise(0.0)
+    return on.when(inner, gap * gap * on.total(r * r * d * d) / (dd * dd), 0.0)
 
 
-def held_out_lambda(u: pl.Expr, d: pl.Expr) -> pl.Expr:
+def held_out_lambda(u: Any, d: Any, on: Slices = IN_AGGREGATION) -> Any:
     """Each group's lambda, power-tuned on every other group (``sum u d / sum d^2`` without
     its own terms, in [0, 1]): the group's correction never uses a lambda its own labels
     chose."""
-    ud, dd = (u * d).sum() - u * d, (d * d).sum() - d * d
-    usable = dd > 1e-12 * (d * d).sum()
-    return pl.when(usable).then((ud / dd).clip(0.0, 1.0)).otherwise(0.0)
+    ud, dd = on.total(u * d) - u * d, on.total(d * d) - d * d
+    usable = dd > 1e-12 * on.total(d * d)
+    return on.when(usable, on.clip(ud / dd, 0.0, 1.0), 0.0)
 
 
-def ppi_sums() -> list[pl.Expr]:
-    """Aggregations over a slice's per-group sums (those of :func:`label_sums` beside
+def ppi_sums(on: SliceRows) -> list[pl.Series]:
+    """Per slice, over its per-group sums (those of :func:`label_sums` beside
     :func:`~pairwise_polars.summary._sums.group_sums`): each figure's estimate and the sums its
-    bounds need."""
-    out: list[pl.Expr] = [
-        pl.col("n_labelled").sum(),
-        ((pl.col("n_labelled") > 0) | (pl.col("n_control_labelled") > 0))
-        .sum()
-        .cast(pl.Int64)
-        .alias("__ppi_label_groups"),
+    bounds need, in passes (slice totals, each group's lambda, the estimate, the residuals)."""
+    count = on.column
+    labelled = count("n_labelled")
+    has = on.total(labelled) > 0
+    any_label = (labelled > 0) | (count("n_control_labelled") > 0)
+    out = [
+        _count_sum(on, "n_labelled", labelled),
+        _count_sum(on, "__ppi_label_groups", any_label.astype(np.float64)),
     ]
-    has = pl.col("n_labelled").sum() > 0
-    for name, (judge, label, judged) in FIGURES.items():
-        figure = PpiFigure(judge, "n_scored", label, judged, "n_labelled")
-        u, d = figure.parts()
-        theta, r = figure.estimate(held_out_lambda(u, d))
-        out += _estimate(name, has, theta, r, _tuning_variance(u, d, r, figure.gap()))
-        out.append(pl.col(OFF[name]).sum().alias(f"__{name}_ppi_off"))
-    # excess: counterfactual minus control, one lambda for both
-    cf = PpiFigure("score_sum", "n_scored", "label_sum", "judged_sum", "n_labelled")
-    co = PpiFigure(
-        "control_score_sum", "n_control_scored", "control_label_sum", "control_judged_sum",
-        "n_control_labelled",
-    )  # fmt: skip
-    (u_cf, d_cf), (u_co, d_co) = cf.parts(), co.parts()
-    lam = held_out_lambda(u_cf - u_co, d_cf - d_co)
-    (theta_cf, r_cf), (theta_co, r_co) = cf.estimate(lam), co.estimate(lam)
-    both = has & (pl.col("n_control_labelled").sum() > 0)
-    u, d, r = u_cf - u_co, d_cf - d_co, r_cf - r_co
-    tuning = _tuning_variance(u, d, r, cf.gap() - co.gap())
-    return [*out, *_estimate(EXCESS, both, theta_cf - theta_co, r, tuning), _kappa()]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name, (judge, label, judged) in FIGURES.items():
+            figure = PpiFigure(judge, "n_scored", label, judged, "n_labelled")
+            u, d = figure.parts(on)
+            theta, r = figure.estimate(held_out_lambda(u, d, on), on)
+            tuning = _tuning_variance(on, u, d, r, figure.gap(on))
+            out += _estimate(on, name, has, theta, r, tuning)
+            out.append(_count_sum(on, f"__{name}_ppi_off", count(OFF[name])))
+        # excess: counterfactual minus control, one lambda for both
+        cf = PpiFigure("score_sum", "n_scored", "label_sum", "judged_sum", "n_labelled")
+        co = PpiFigure(
+            "control_score_sum", "n_control_scored", "control_label_sum", "control_judged_sum",
+            "n_control_labelled",
+        )  # fmt: skip
+        (u_cf, d_cf), (u_co, d_co) = cf.parts(on), co.parts(on)
+        lam = held_out_lambda(u_cf - u_co, d_cf - d_co, on)
+        (theta_cf, r_cf), (theta_co, r_co) = cf.estimate(lam, on), co.estimate(lam, on)
+        both = has & (on.total(count("n_control_labelled")) > 0)
+        u, d, r = u_cf - u_co, d_cf - d_co, r_cf - r_co
+        tuning = _tuning_variance(on, u, d, r, cf.gap(on) - co.gap(on))
+        out += _estimate(on, EXCESS, both, theta_cf - theta_co, r, tuning)
+        return [*out, _kappa(on)]
 
 
-def _kappa() -> pl.Expr:
+def _count_sum(on: SliceRows, name: str, value: Any) -> pl.Series:
+    return pl.Series(name, on.summed(value).astype(np.int64))
+
+
+def _kappa(on: SliceRows) -> pl.Series:
     """Quadratic weighted kappa from moments: ``2 s_yf / (s_y^2 + s_f^2 + (mean y - mean
     f)^2)`` (population moments), the same number as from the confusion table with weights
     ``(i - j)^2``; null when it is 0/0 (every label and score one value)."""
-    m = pl.col("n_labelled").sum().cast(pl.Float64)
-    my, mf = pl.col("label_sum").sum() / m, pl.col("judged_sum").sum() / m
-    vy = pl.col("label_sq_sum").sum() / m - my * my
-    vf = pl.col("judged_sq_sum").sum() / m - mf * mf
-    cov = pl.col("cross_sum").sum() / m - my * mf
+    m = on.total(on.column("n_labelled"))
+    my, mf = (on.total(on.column(c)) / m for c in ("label_sum", "judged_sum"))
+    vy = on.total(on.column("label_sq_sum")) / m - my * my
+    vf = on.total(on.column("judged_sq_sum")) / m - mf * mf
+    cov = on.total(on.column("cross_sum")) / m - my * mf
     denominator = vy + vf + (my - mf) ** 2
-    return pl.when((m > 0) & (denominator > 1e-15)).then(2 * cov / denominator).alias(AGREEMENT)
+    return on.per_slice(AGREEMENT, 2 * cov / denominator, (m > 0) & (denominator > 1e-15))
 
 
 def _estimate(
-    name: str, usable: pl.Expr, estimate: pl.Expr, r: pl.Expr, tuning: pl.Expr
-) -> list[pl.Expr]:
-    r2 = r * r
+    on: SliceRows, name: str, usable: Any, estimate: Any, r: Any, tuning: Any
+) -> list[pl.Series]:
+    rr = r * r
+    r2 = on.total(rr)
     return [
-        pl.when(usable).then(estimate).alias(f"{name}_ppi"),
-        pl.when(usable).then(r2.sum() + tuning).alias(f"__{name}_ppi_v"),
-        pl.when(usable).then(r2.sum()).alias(f"__{name}_ppi_r2"),
-        pl.when(usable).then((r2 * r2).sum()).alias(f"__{name}_ppi_r4"),
+        on.per_slice(f"{name}_ppi", estimate, usable),
+        on.per_slice(f"__{name}_ppi_v", r2 + tuning, usable),
+        on.per_slice(f"__{name}_ppi_r2", r2, usable),
+        on.per_slice(f"__{name}_ppi_r4", on.total(rr * rr), usable),
     ]
 
 

@@ -1,20 +1,22 @@
 """Stage two's first half: each slice's sums over its groups' per-group sums.
 
-Three passes over the per-group rows (one row per slice and group, far fewer than pairs):
+Three passes over the per-group rows (one row per slice and group, far fewer than pairs),
+sorted so that each slice's rows sit together
+(:class:`~pairwise_polars.summary._slice_rows.SliceRows`):
 
 1. the slice totals (``N``, ``S``, the hit counts, the control sums), once per slice;
 2. each group's terms (residuals, their squares and fourth powers, the design's weights) from
-   its own sums and its slice's totals, joined on: a total is computed once, not once per
+   its own sums and its slice's totals, set on its row: a total is computed once, not once per
    expression that reads it;
-3. the terms added up per slice.
+3. the terms added up per slice (and, with labels, the prediction-powered sums, in passes of
+   their own: :func:`~pairwise_polars.summary._ppi.ppi_sums`).
 
 The same summary to the last bit from any path (in memory, chunked parts, Ray blocks, rows in
 any order): the per-group sums of a group's rows are exact
 (:func:`~pairwise_polars.summary._sums.group_sums`), the per-group rows are sorted into one
-order and so into the same places (by the keys and the group when they name one row each,
-else by every column), and every pass runs on the in-memory engine, whose sums depend on the
-rows' places in the frame (the streaming engine adds partial sums in whatever order its threads
-finish).
+order (by the slice and the group when they name one row each, else by every column), and
+each slice's sums are numpy's over its rows in that order, which do not depend on where polars
+places the rows or on its threads.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import polars as pl
 from pairwise_polars.summary._excess import attach_controls
 from pairwise_polars.summary._intervals import DESIGN_DF, MEAN, SIZE_SQ
 from pairwise_polars.summary._ppi import LABEL_SUM_COLUMNS, attach_control_labels, ppi_sums
+from pairwise_polars.summary._slice_rows import SliceRows
 from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 
 ENGINE = "in-memory"
-"""The engine of every pass: its sums depend on the rows' places, not on its threads' timing."""
+"""The engine of the collects before the sums: the in-memory one (the streaming engine adds
+partial sums in whatever order its threads finish)."""
 _T, _TERM = "__pairwise_total_", "__pairwise_term_"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
@@ -46,64 +50,37 @@ def per_slice(
     ``one_row_per_group``: the sums are known to hold one row per slice and group."""
     known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
     groups = [c for c in collected.columns if c not in known]
-    rows = collected.lazy()
+    rows = collected
     # The group column: controls are the noise of their group (nothing to attach without any:
     # the join would only copy zeros).
     if len(groups) == 1 and collected["n_control"].sum() > 0:
-        rows = attach_controls(rows, keys, groups[0])
-        if labelled:
-            rows = attach_control_labels(rows, keys, groups[0])
-        rows = rows.collect(engine=ENGINE).lazy()
-    # The same rows in the same places whatever order they came in: polars may add a slice's
-    # rows in parts split by position in the frame, so the order within each slice is not
-    # enough (seen on 1,260 per-group rows: the sums changed with the other slices' places).
-    unique = one_row_per_group and len(groups) == 1
-    order = [*keys, *groups] if unique else _sum_order(rows, keys, groups)
-    rows = rows.sort(order, nulls_last=True).collect(engine=ENGINE)
-    totals = (
-        rows.lazy()
-        .group_by(keys, maintain_order=True)
-        .agg(
-            pl.col("n_pairs", "n_scored", "n_errors").sum(),
-            (pl.col("n_scored") > 0).sum().cast(pl.Int64).alias("n_groups"),
-            pl.col(*SCORED_SUMS, *CONTROL_SUMS).sum(),
-        )
-        .collect(engine=ENGINE)
+        attached = rows.lazy()
+        if labelled:  # before the judge's: it drops slice rows of control pairs alone
+            attached = attach_control_labels(attached, keys, groups[0])
+        rows = attach_controls(attached, keys, groups[0]).collect(engine=ENGINE)
+    on = SliceRows.sort(rows, keys, groups, unique=one_row_per_group and len(groups) == 1)
+    rows = on.rows
+    totals = pl.concat(
+        [
+            on.slices,
+            on.added(rows.select("n_pairs", "n_scored", "n_errors")),
+            on.added(rows.select((pl.col("n_scored") > 0).cast(pl.Int64).alias("n_groups"))),
+            on.added(rows.select(*SCORED_SUMS, *CONTROL_SUMS)),
+        ],
+        how="horizontal",
     )
     controls = totals["n_control_scored"].sum() > 0
     terms = _terms(controls)
     needed = ["n_scored", "n_equivalent", "n_divergent", "score_sum"]
     needed += ["n_control_scored", "control_score_sum"] if controls else []
-    broadcast = totals.select(*keys, *[pl.col(c).alias(_T + c) for c in needed]).lazy()
-    on_totals = (
-        rows.lazy().join(broadcast, on=keys, how="left", nulls_equal=True, maintain_order="left")
-        if keys
-        else rows.lazy().join(broadcast, how="cross", maintain_order="left")
+    on_totals = rows.with_columns(
+        pl.Series(_T + c, on.broadcast(totals[c].to_numpy())) for c in needed
     )
-    summed = (
-        on_totals.with_columns(expr.alias(_TERM + name) for name, expr in terms.items())
-        .group_by(keys, maintain_order=True)
-        .agg(
-            pl.col(*(_TERM + name for name in terms)).sum(),
-            *(ppi_sums() if labelled else []),
-        )
-        .collect(engine=ENGINE)
-    )
-    frame = pl.concat([totals, summed.drop(keys)], how="horizontal")
+    summed = [on.added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()))]
+    if labelled:  # the prediction-powered sums, over the same rows in the same order
+        summed.append(pl.DataFrame(ppi_sums(on)))
+    frame = pl.concat([totals, *summed], how="horizontal")
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
-
-
-def _sum_order(rows: pl.LazyFrame, keys: list[str], groups: list[str]) -> list[str]:
-    """The columns that put the per-group rows in one order whatever order they arrived in:
-    the keys and the group when they name one row each (sums from ``group_sums`` or
-    ``merge_sums``: the same order as every column), else every column."""
-    if len(groups) == 1:
-        # Hashes: a collision only costs the full sort, and the same rows in any order hash
-        # alike, so every path takes the same branch.
-        unique = pl.struct(*keys, groups[0]).hash(seed=0).n_unique() == pl.len()
-        if rows.select(unique).collect(engine=ENGINE).item():
-            return [*keys, *groups]
-    return rows.collect_schema().names()
 
 
 def _terms(controls: bool) -> dict[str, pl.Expr]:

@@ -9,16 +9,14 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._errors import ColumnError, GateError, OptionError
-from pairwise_polars.io._frames import DataLike, to_lazy
-from pairwise_polars.labels import attach_labels
+from pairwise_polars.io._frames import DataLike
 from pairwise_polars.summary._aggregate import (
     SCOPE,
     SUMMARY_COLUMNS,
     aggregate_checked,
-    check_scored,
+    checked_rows,
     default_slices,
     slice_columns,
-    split_members,
 )
 from pairwise_polars.summary._attribute_effect import EFFECT_COLUMNS, judge_notes
 from pairwise_polars.summary._disparity_gate import DISPARITY_GATES
@@ -66,11 +64,9 @@ def summarize(
     >>> summarize(scored).select("scope", "dimension", "n_pairs").rows()
     [('overall', None, 2), ('slice', 'age', 1), ('slice', 'gender', 1)]
     """
-    frame, _ = to_lazy(scored)
-    frame, members = split_members(frame)
-    check_scored(frame, confidence, equivalence_threshold, divergence_threshold)
-    if labels is not None:  # checked and joined once for both scopes
-        frame = attach_labels(frame, labels)
+    frame, members = checked_rows(  # labels checked and joined once for both scopes
+        scored, labels, confidence, (equivalence_threshold, divergence_threshold)
+    )
     slices = default_slices(frame.collect_schema()) if slices is None else list(slices)
     bad = [s for s in slices if s in ("metric", SCOPE, *SUMMARY_COLUMNS)]
     if bad:

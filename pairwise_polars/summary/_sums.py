@@ -185,3 +185,33 @@ def merge_sums(parts: Iterable[pl.LazyFrame | pl.DataFrame], keys: Sequence[str]
     stacked = pl.concat(frames, how="vertical_relaxed")
     values = [c for c in stacked.collect_schema().names() if c not in keys]
     return stacked.group_by(list(keys)).agg(pl.col(values).sum())
+
+
+def on_whole_groups(
+    sums: pl.LazyFrame,
+    keys: Sequence[str],
+    group_by: str,
+    columns: Sequence[str],
+    *,
+    kept: pl.Expr | None = None,
+) -> pl.LazyFrame:
+    """Per-group sums whose ``columns`` are their totals over the whole group (and metric), on
+    every slice row of the group that is ``kept`` (every row by default): a control pair
+    measures the noise of its group, not of a slice. Without slice keys besides the metric,
+    the sums as they are."""
+    joint = [k for k in keys if k == "metric"]
+    if [k for k in keys if k not in joint] == []:
+        return sums
+    # Added up in a fixed order of the slice rows: the same sums to the last bit however the
+    # rows arrived (an unordered group_by hands them over in any order).
+    totals = (
+        sums.sort([*keys, group_by], nulls_last=True)
+        .group_by([*joint, group_by], maintain_order=True)
+        .agg(pl.col(columns).sum())
+    )
+    return (
+        (sums if kept is None else sums.filter(kept))
+        .drop(columns)
+        .join(totals, on=[*joint, group_by], how="left", nulls_equal=True)
+        .with_columns(pl.col(columns).fill_null(0))
+    )
