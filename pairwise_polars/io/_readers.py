@@ -10,6 +10,7 @@ import polars as pl
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.io._delimited import check_delimited
+from pairwise_polars.io._json_lines import check_json_lines
 from pairwise_polars.io._sources import (
     PARQUET_MAGIC,
     Format,
@@ -104,6 +105,7 @@ def _scan_text(path: str, kind: Format) -> pl.LazyFrame:
             path, separator=separator, infer_schema_length=None, schema_overrides=types or None
         )
     if kind == "ndjson":
+        check_json_lines(path, NAMES[kind])
         return pl.scan_ndjson(path, infer_schema_length=None)
     try:  # JSON (one array of records) has no lazy reader
         return pl.read_json(path, infer_schema_length=None).lazy()

@@ -33,6 +33,7 @@ run's ``run.json``, so folders are not searched for JSON)."""
 KNOWN = ".parquet, .csv, .tsv, .ndjson/.jsonl or .json"
 _GLOB_CHARS = ("*", "?", "[")
 PARQUET_MAGIC = b"PAR1"
+_SCORED, _SUMMARY = "scored.parquet", "summary.parquet"  # what every run writes to its folder
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,7 @@ def _expand(path: str) -> list[str]:
             raise DataSourceError(
                 f"The folder {path!r} holds no .parquet, .csv, .tsv, .ndjson or .jsonl file."
             )
+        _refuse_run_outputs(path, found)
         return found
     if Path(path).is_file():
         return [path]
@@ -157,6 +159,21 @@ def _expand(path: str) -> list[str]:
         f"Input file {path!r} does not exist. Check the path, or pass a folder or a glob such "
         "as 'runs/*.parquet'."
     )
+
+
+def _refuse_run_outputs(folder: str, found: list[str]) -> None:
+    """Raise DataSourceError when ``folder`` holds a run's output folder (its scored and summary
+    frames): a rerun would read the last run's outputs as responses."""
+    names = {(str(Path(f).parent), Path(f).name) for f in found}
+    outputs = [p for p, name in names if name == _SCORED and (p, _SUMMARY) in names]
+    if outputs:
+        raise DataSourceError(
+            f"The folder {folder!r} holds {min(outputs)!r}, the output folder of a run (its "
+            f"{_SCORED} and {_SUMMARY}): read as input, the run's outputs would be mixed into "
+            "its data. Point data at the input files (e.g. a glob such as "
+            f"{os.path.join(folder, '*.csv')!r}), or write the outputs outside the data folder "
+            "(run -o)."
+        )
 
 
 def starts_with(path: str, magic: bytes) -> bool:

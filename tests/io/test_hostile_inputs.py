@@ -4,6 +4,7 @@ NaN group ids, a mixed pandas column. Real files on disk."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +15,7 @@ from conftest import jobs
 
 import pairwise_polars as pp
 from pairwise_polars.cli import EXIT_INVALID, main
+from pairwise_polars.io import scan_data
 
 HEADER = b"group_id,role,dimension,input,output\n"
 REF = b"g1,reference,gender,Hi,Hello there\n"
@@ -108,3 +110,50 @@ def test_a_mixed_pandas_column_is_named() -> None:
     with pytest.raises(pp.DataSourceError, match="pandas column 'score_hint': it mixes values"):
         pp.form_pairs(data)
     assert isinstance(pa.__version__, str) and isinstance(pd.__version__, str)
+
+
+@pytest.mark.parametrize(
+    ("record", "key"),
+    [
+        pytest.param('{"group_id":"g1","role":"variant","output":"b","output":"c"}', "output",
+                     id="a repeated key"),
+        pytest.param('{"group_id":"g1","role":"variant","output":"b", "output" : "c"}', "output",
+                     id="spaced"),
+        pytest.param('{"group_id":"g1","output":"b","output":"c"}', "output",
+                     id="one key missing, another repeated"),
+        pytest.param('{"group_id":"g1","role":"variant","\\u0072ole":"x"}', "role",
+                     id="a key written with an escape"),
+        pytest.param('{"group_id":"g1","role":"variant","meta":{"k":1,"k":2}}', "k",
+                     id="in a nested object"),
+    ],
+)  # fmt: skip
+def test_an_ndjson_record_with_a_repeated_key_is_named_with_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: str, key: str
+) -> None:
+    first = '{"group_id":"g1","role":"reference","output":"a"}'
+    path = tmp_path / "rows.ndjson"
+    path.write_text(f"{first}\n\n{record}\n{first}\n", encoding="utf-8")
+    message = (
+        f"Cannot read {str(path)!r} as NDJSON (JSON Lines): the record on line 3 gives the key "
+        f"{key!r} more than once, and only one of its values would be read. Give every key of a "
+        "record once (rename or drop the extra one)."
+    )
+    with pytest.raises(pp.DataSourceError) as info:
+        pp.form_pairs(str(path))
+    assert str(info.value) == message
+    out = tmp_path / "out.parquet"
+    assert main(["pairs", str(path), "-o", str(out), "-q"]) == EXIT_INVALID
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_ndjson_keys_that_only_look_repeated_still_read(tmp_path: Path) -> None:
+    rows = [  # a key's name inside a text, the same name in a nested object and in a list
+        {"group_id": "g1", "role": "reference", "output": 'he said "output": yes, "role": no'},
+        {"group_id": "g1", "role": "variant", "output": "x", "meta": {"output": 1, "role": 2}},
+        {"group_id": "g1", "role": "variant", "output": "y", "items": [{"k": 1}, {"k": 2}]},
+    ]
+    path = tmp_path / "rows.ndjson"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    frame = scan_data(str(path)).collect()
+    assert frame["output"].to_list() == [r["output"] for r in rows]
+    assert frame["role"].to_list() == ["reference", "variant", "variant"]

@@ -83,3 +83,24 @@ def test_a_yaml_alias_bomb_in_extra_body_is_refused_quickly(workdir: Path) -> No
     assert time.perf_counter() - started < 5
     (problem,) = found
     assert f"{BLOCK}.judge.extra_body: expected at most 10,000 values" in problem
+
+
+def test_a_data_folder_holding_the_output_folder_is_named_on_the_rerun(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("m.yaml").write_text(
+        "targets:\n  demo:\n    pairwise:\n      data: .\n      strategy: contrastive\n"
+        "      poles: [pole_a, pole_b]\n      judge: heuristic\n",
+        encoding="utf-8",
+    )
+    assert main(["run", "m.yaml", "-q"]) == 0  # writes pairwise-results/demo/ into the data
+    capsys.readouterr()
+    assert main(["run", "m.yaml", "-q"]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "mixes file formats" not in err
+    assert (
+        "The folder '.' holds 'pairwise-results/demo', the output folder of a run (its "
+        "scored.parquet and summary.parquet)"
+    ) in err
+    assert "Point data at the input files" in err
+    assert "write the outputs outside the data folder" in err
