@@ -4,7 +4,9 @@ columns are named before any work starts, not found by a crash half-way."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from functools import lru_cache
 
 import polars as pl
 
@@ -97,15 +99,35 @@ def _parquet_schema(path: str) -> pl.Schema:
         ) from exc
 
 
+def _version(path: str) -> tuple[int, int, int]:
+    """What tells one version of a file from another: its inode, modification time and size."""
+    found = os.stat(path)
+    return found.st_ino, found.st_mtime_ns, found.st_size
+
+
+@lru_cache(maxsize=64)
+def _checked_text(
+    path: str, kind: Format, version: tuple[int, int, int]
+) -> tuple[tuple[str, pl.DataType], ...]:
+    """A CSV, TSV or NDJSON file's record checks (each reads the whole file), once per version
+    of the file in a process: a chunked run scans its source again for every chunk (a Ray
+    worker for every slice). Returns the CSV reader's type overrides."""
+    if kind == "ndjson":
+        check_json_lines(path, NAMES[kind])
+        return ()
+    separator = "\t" if kind == "tsv" else ","
+    return tuple(check_delimited(path, separator, NAMES[kind]).items())
+
+
 def _scan_text(path: str, kind: Format) -> pl.LazyFrame:
     if kind in ("csv", "tsv"):
         separator = "\t" if kind == "tsv" else ","
-        types = check_delimited(path, separator, NAMES[kind])
+        types = dict(_checked_text(path, kind, _version(path)))
         return pl.scan_csv(
             path, separator=separator, infer_schema_length=None, schema_overrides=types or None
         )
     if kind == "ndjson":
-        check_json_lines(path, NAMES[kind])
+        _checked_text(path, kind, _version(path))
         return pl.scan_ndjson(path, infer_schema_length=None)
     try:  # JSON (one array of records) has no lazy reader
         return pl.read_json(path, infer_schema_length=None).lazy()
