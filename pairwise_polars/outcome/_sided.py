@@ -28,14 +28,34 @@ def with_sided_outcomes(scored: pl.DataFrame) -> pl.DataFrame:
     ):
         return scored
     texts = [c for c in ("input_a", "input_b", "output_a", "output_b") if c in scored.columns]
-    pairs = scored.select("pair_id", *texts).unique("pair_id", keep="first").lazy()
-    for side in "ab":
-        given = f"input_{side}" if f"input_{side}" in texts else None
-        pairs = heuristic_outcomes(pairs, f"output_{side}", given).rename(
-            {c: f"{c}_{side}" for c in OUTCOME_COLUMNS}
-        )
-    read = pairs.select("pair_id", *SIDED).collect()
+    pairs = scored.select("pair_id", *texts).unique("pair_id", keep="first")
+    given = "input" if {"input_a", "input_b"} & set(texts) else None
+    # Both sides read in one pass (the profile's fixed cost is paid once a chunk, not twice):
+    # the a sides stacked over the b sides, then set side by side again.
+    stacked = pl.concat(
+        [
+            pairs.select(
+                pl.col(f"output_{side}").alias("output"),
+                *([_text(texts, f"input_{side}").alias("input")] if given else []),
+            )
+            for side in "ab"
+        ]
+    )
+    read = heuristic_outcomes(stacked.lazy(), "output", given).collect()
+    sides = [
+        read.slice(i * pairs.height, pairs.height)
+        .select(OUTCOME_COLUMNS)
+        .rename({c: f"{c}_{side}" for c in OUTCOME_COLUMNS})
+        for i, side in enumerate("ab")
+    ]
+    read = pl.concat([pairs.select("pair_id"), *sides], how="horizontal").select("pair_id", *SIDED)
     return scored.join(read, on="pair_id", how="left", maintain_order="left")
+
+
+def _text(columns: list[str], name: str) -> pl.Expr:
+    """The text column ``name``, or null text where the frame has none (a side without its
+    prompt: no number is skipped)."""
+    return pl.col(name).cast(pl.String) if name in columns else pl.lit(None, pl.String)
 
 
 SIDED_ERRORS = ("outcome_error_a", "outcome_error_b")
