@@ -299,6 +299,10 @@ def test_kill_mid_run_then_rerun_pays_nothing_twice(tmp_path: Path, ray_cluster:
         options: dict[str, Any] = {"chunk_size": 60, "progress": False, "judge": judge}
         resumed = score_parquet(source, destination, cache=cache, runner="ray", actors=2, **options)
         stats = server.stats
+        # The reference only needs the answers: more in flight, the same rows.
+        options["judge"] = pp.OpenAIJudge(
+            "judge-model", base_url=server.base_url, max_concurrency=32
+        )
         reference = score_parquet(source, tmp_path / "ref", cache=False, **options)
     # Parts written after the kill by workers still running are whole and adopted on resume.
     assert 0 < resumed.chunks_resumed <= resumed.n_chunks
