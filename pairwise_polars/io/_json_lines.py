@@ -1,6 +1,7 @@
-"""An NDJSON file checked for records that give a key twice before polars reads it: polars keeps
-one of the values silently (``{"output": "b", "output": "c"}`` reads as one output). Here such a
-record is a named error with the file, the line, the key and the fix.
+"""An NDJSON file (or a JSON array of records) checked for records that give a key twice before
+polars reads it: polars keeps one of the values silently (``{"output": "b", "output": "c"}``
+reads as one output). Here such a record is a named error with the file, the line (for an
+array, also the record's place), the key and the fix.
 
 Parsing every line in Python would cost about three times polars' own read, so polars first
 finds the lines that may repeat a key, in one pass over the lines: a line whose count of keys
@@ -41,6 +42,44 @@ def check_json_lines(path: str, name: str) -> None:
                 f"{key!r} more than once, and only one of its values would be read. Give every "
                 "key of a record once (rename or drop the extra one)."
             )
+
+
+def check_json_array(path: str, name: str) -> None:
+    """As :func:`check_json_lines` for a JSON file holding one array of records, each record
+    parsed by Python's json (polars reads such a file whole, in memory, anyway). A file that is
+    not an array of JSON values is left to the reader to name."""
+    with open(path, encoding="utf-8") as handle:
+        try:
+            text = handle.read()
+        except UnicodeDecodeError:
+            return
+    decoder = json.JSONDecoder(object_pairs_hook=_unique)
+    at = _skip_space(text, 0)
+    if not text.startswith("[", at):
+        return
+    at, number = _skip_space(text, at + 1), 0
+    while at < len(text) and text[at] != "]":
+        number += 1
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except _Repeated as repeated:
+            raise DataSourceError(
+                f"Cannot read {path!r} as {name}: record {number} of the array (from line "
+                f"{text.count(chr(10), 0, at) + 1}) gives the key {repeated.key!r} more than "
+                "once, and only one of its values would be read. Give every key of a record "
+                "once (rename or drop the extra one)."
+            ) from None
+        except ValueError:  # not JSON: the reader names it
+            return
+        at = _skip_space(text, end)
+        if text.startswith(",", at):
+            at = _skip_space(text, at + 1)
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _SPACE:
+        at += 1
+    return at
 
 
 def _first_keys(path: str) -> set[str]:

@@ -12,7 +12,7 @@ import polars as pl
 
 from pairwise_polars._errors import DataSourceError
 from pairwise_polars.io._delimited import check_delimited
-from pairwise_polars.io._json_lines import check_json_lines
+from pairwise_polars.io._json_lines import check_json_array, check_json_lines
 from pairwise_polars.io._sources import (
     PARQUET_MAGIC,
     Format,
@@ -109,11 +109,14 @@ def _version(path: str) -> tuple[int, int, int]:
 def _checked_text(
     path: str, kind: Format, version: tuple[int, int, int]
 ) -> tuple[tuple[str, pl.DataType], ...]:
-    """A CSV, TSV or NDJSON file's record checks (each reads the whole file), once per version
-    of the file in a process: a chunked run scans its source again for every chunk (a Ray
-    worker for every slice). Returns the CSV reader's type overrides."""
+    """A CSV, TSV, NDJSON or JSON file's record checks (each reads the whole file), once per
+    version of the file in a process: a chunked run scans its source again for every chunk (a
+    Ray worker for every slice). Returns the CSV reader's type overrides."""
     if kind == "ndjson":
         check_json_lines(path, NAMES[kind])
+        return ()
+    if kind == "json":
+        check_json_array(path, NAMES[kind])
         return ()
     separator = "\t" if kind == "tsv" else ","
     return tuple(check_delimited(path, separator, NAMES[kind]).items())
@@ -129,6 +132,7 @@ def _scan_text(path: str, kind: Format) -> pl.LazyFrame:
     if kind == "ndjson":
         _checked_text(path, kind, _version(path))
         return pl.scan_ndjson(path, infer_schema_length=None)
+    _checked_text(path, kind, _version(path))
     try:  # JSON (one array of records) has no lazy reader
         return pl.read_json(path, infer_schema_length=None).lazy()
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:

@@ -157,3 +157,43 @@ def test_ndjson_keys_that_only_look_repeated_still_read(tmp_path: Path) -> None:
     frame = scan_data(str(path)).collect()
     assert frame["output"].to_list() == [r["output"] for r in rows]
     assert frame["role"].to_list() == ["reference", "variant", "variant"]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "where"),
+    [
+        pytest.param('[{"group_id":"g1","role":"reference","output":"a"},\n'
+                     ' {"group_id":"g1","role":"variant","output":"b","output":"c"}]',
+                     "output", "record 2 of the array (from line 2)", id="one line a record"),
+        pytest.param('[\n  {\n    "group_id": "g1",\n    "role": "reference",\n    "output": "a"\n'
+                     '  },\n  {\n    "group_id": "g1",\n    "role": "variant",\n'
+                     '    "meta": {"k": 1, "k": 2},\n    "output": "b"\n  }\n]\n',
+                     "k", "record 2 of the array (from line 7)", id="indented, nested"),
+    ],
+)  # fmt: skip
+def test_a_json_array_record_with_a_repeated_key_is_named(
+    tmp_path: Path, text: str, key: str, where: str
+) -> None:
+    path = tmp_path / "rows.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(pp.DataSourceError) as info:
+        pp.form_pairs(str(path))
+    assert str(info.value) == (
+        f"Cannot read {str(path)!r} as JSON: {where} gives the key {key!r} more than once, and "
+        "only one of its values would be read. Give every key of a record once (rename or drop "
+        "the extra one)."
+    )
+
+
+def test_a_json_array_without_repeated_keys_reads_as_before(tmp_path: Path) -> None:
+    rows = [  # a key's name inside a text, the same name in a nested object and in a list
+        {"group_id": "g1", "role": "reference", "output": 'he said "output": yes'},
+        {"group_id": "g1", "role": "variant", "output": "x", "meta": {"output": 1}},
+        {"group_id": "g1", "role": "variant", "output": "y", "items": [{"k": 1}, {"k": 2}]},
+    ]
+    path = tmp_path / "rows.json"
+    rows = [{**r, "dimension": "gender", "input": "q"} for r in rows]
+    path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    frame = scan_data(str(path)).collect()
+    assert frame["output"].to_list() == [r["output"] for r in rows]
+    assert pp.form_pairs(str(path)).collect().height == 2
