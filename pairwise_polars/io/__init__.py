@@ -17,6 +17,7 @@ from pairwise_polars.io._provenance import PROVENANCE_KEY, provenance
 from pairwise_polars.io._readers import scan_data, scan_source
 from pairwise_polars.io._sources import (
     FOLDER_FORMATS,
+    RESULTS_FOLDER,
     SUFFIXES,
     Format,
     PathLike,
@@ -39,6 +40,7 @@ from pairwise_polars.io._stores import (
 __all__ = [
     "FOLDER_FORMATS",
     "PROVENANCE_KEY",
+    "RESULTS_FOLDER",
     "SUFFIXES",
     "DataLike",
     "Format",

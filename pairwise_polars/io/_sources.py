@@ -34,6 +34,9 @@ KNOWN = ".parquet, .csv, .tsv, .ndjson/.jsonl or .json"
 _GLOB_CHARS = ("*", "?", "[")
 PARQUET_MAGIC = b"PAR1"
 _SCORED, _SUMMARY = "scored.parquet", "summary.parquet"  # what every run writes to its folder
+RESULTS_FOLDER = "pairwise-results"
+"""A manifest run's default output folder: a data folder's search passes over any folder of
+this name, so a manifest whose ``data:`` is its own folder reads the same files on a rerun."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,7 @@ def _expand(path: str) -> list[str]:
             if p.is_file()
             and not p.name.startswith((".", "_"))
             and SUFFIXES.get(p.suffix.lower()) in FOLDER_FORMATS
+            and RESULTS_FOLDER not in p.relative_to(path).parts[:-1]
         )
         if not found:
             raise DataSourceError(

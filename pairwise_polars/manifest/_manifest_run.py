@@ -12,6 +12,7 @@ from typing import Literal
 
 from pairwise_polars._advice import say
 from pairwise_polars._errors import ManifestError, PairwiseError
+from pairwise_polars.io import RESULTS_FOLDER
 from pairwise_polars.manifest._load import load_manifest
 from pairwise_polars.manifest._model import Manifest, TargetSpec
 from pairwise_polars.manifest._outputs import Table, about_target, check_target_folder
@@ -20,8 +21,9 @@ from pairwise_polars.report import Outcome
 from pairwise_polars.report._ci_files import check_ci_files, write_ci_files
 from pairwise_polars.scoring import CacheLike, Prices
 
-DEFAULT_OUTPUT = "pairwise-results"
-"""Where a manifest run writes its targets' folders unless told."""
+DEFAULT_OUTPUT = RESULTS_FOLDER
+"""Where a manifest run writes its targets' folders unless told (a data folder's search passes
+over it)."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conftest import DATA
 
@@ -85,7 +86,7 @@ def test_a_yaml_alias_bomb_in_extra_body_is_refused_quickly(workdir: Path) -> No
     assert f"{BLOCK}.judge.extra_body: expected at most 10,000 values" in problem
 
 
-def test_a_data_folder_holding_the_output_folder_is_named_on_the_rerun(
+def test_a_manifest_whose_data_is_its_own_folder_reruns_on_the_same_files(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     Path("m.yaml").write_text(
@@ -94,12 +95,28 @@ def test_a_data_folder_holding_the_output_folder_is_named_on_the_rerun(
         encoding="utf-8",
     )
     assert main(["run", "m.yaml", "-q"]) == 0  # writes pairwise-results/demo/ into the data
+    first = pl.read_parquet("pairwise-results/demo/summary.parquet")
     capsys.readouterr()
-    assert main(["run", "m.yaml", "-q"]) == EXIT_INVALID
+    # The default output folder is passed over: the rerun reads the same files, not its outputs.
+    assert main(["run", "m.yaml", "-q"]) == 0
+    assert pl.read_parquet("pairwise-results/demo/summary.parquet").equals(first)
+
+
+def test_a_data_folder_holding_another_output_folder_is_named_on_the_rerun(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("m.yaml").write_text(
+        "targets:\n  demo:\n    pairwise:\n      data: .\n      strategy: contrastive\n"
+        "      poles: [pole_a, pole_b]\n      judge: heuristic\n",
+        encoding="utf-8",
+    )
+    assert main(["run", "m.yaml", "-o", "results", "-q"]) == 0  # writes results/demo/
+    capsys.readouterr()
+    assert main(["run", "m.yaml", "-o", "results", "-q"]) == EXIT_INVALID
     err = capsys.readouterr().err
     assert "mixes file formats" not in err
     assert (
-        "The folder '.' holds 'pairwise-results/demo', the output folder of a run (its "
+        "The folder '.' holds 'results/demo', the output folder of a run (its "
         "scored.parquet and summary.parquet)"
     ) in err
     assert "Point data at the input files" in err
