@@ -86,14 +86,19 @@ def test_a_yaml_alias_bomb_in_extra_body_is_refused_quickly(workdir: Path) -> No
     assert f"{BLOCK}.judge.extra_body: expected at most 10,000 values" in problem
 
 
-def test_a_manifest_whose_data_is_its_own_folder_reruns_on_the_same_files(
-    workdir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _data_is_its_folder() -> None:
+    """m.yaml: one contrastive target whose data is the manifest's own folder."""
     Path("m.yaml").write_text(
         "targets:\n  demo:\n    pairwise:\n      data: .\n      strategy: contrastive\n"
         "      poles: [pole_a, pole_b]\n      judge: heuristic\n",
         encoding="utf-8",
     )
+
+
+def test_a_manifest_whose_data_is_its_own_folder_reruns_on_the_same_files(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _data_is_its_folder()
     assert main(["run", "m.yaml", "-q"]) == 0  # writes pairwise-results/demo/ into the data
     first = pl.read_parquet("pairwise-results/demo/summary.parquet")
     capsys.readouterr()
@@ -105,11 +110,7 @@ def test_a_manifest_whose_data_is_its_own_folder_reruns_on_the_same_files(
 def test_a_data_folder_holding_another_output_folder_is_named_on_the_rerun(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Path("m.yaml").write_text(
-        "targets:\n  demo:\n    pairwise:\n      data: .\n      strategy: contrastive\n"
-        "      poles: [pole_a, pole_b]\n      judge: heuristic\n",
-        encoding="utf-8",
-    )
+    _data_is_its_folder()
     assert main(["run", "m.yaml", "-o", "results", "-q"]) == 0  # writes results/demo/
     capsys.readouterr()
     assert main(["run", "m.yaml", "-o", "results", "-q"]) == EXIT_INVALID
