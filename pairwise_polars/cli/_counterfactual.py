@@ -293,7 +293,7 @@ def _counterfactual(args: argparse.Namespace, console: Console) -> int:
         )
     console.verdict(
         f"{rows.height:,} rows in {rows['group_id'].n_unique():,} groups from "
-        f"{prompts.height:,} prompts -> {args.out}"
+        f"{prompts.height:,} prompt{'' if prompts.height == 1 else 's'} -> {args.out}"
     )
     return 0
 

@@ -377,7 +377,8 @@ def _score_run(
         chunks_resumed=run.chunks_resumed,
     )
     console.verdict(
-        f"scored {run.n_pairs:,} pairs in {run.n_chunks:,} chunks ({run.chunks_resumed:,} "
+        f"scored {run.n_pairs:,} pairs in {run.n_chunks:,} chunk{'' if run.n_chunks == 1 else 's'} "
+        f"({run.chunks_resumed:,} "
         f"resumed, {run.from_cache:,} judgements from the cache, {run.errors:,} errors) -> "
         f"{args.run_dir}"
     )

@@ -37,7 +37,8 @@ def test_run_dir_scores_in_chunks_and_resumes(tmp_path: Path, capsys) -> None:
 
 def test_run_dir_refuses_another_run_without_overwrite(tmp_path: Path, capsys) -> None:
     run_dir = str(tmp_path / "run")
-    assert main(["score", JOBS, "--run-dir", run_dir, "--quiet"]) == EXIT_PASS
+    assert main(["score", JOBS, "--run-dir", run_dir]) == EXIT_PASS
+    assert " pairs in 1 chunk (0 resumed, " in capsys.readouterr().out  # one chunk, said so
     code = main(["score", JOBS, "-m", "pairwise-refusal-disparity", "--run-dir", run_dir])
     assert code == EXIT_INVALID
     assert capsys.readouterr().err.startswith("Error: ")
