@@ -132,7 +132,9 @@ class Checker:
             bounds = f" {'above' if open_low else 'of at least'} {low}"
         else:
             bounds = ""
-        self.add(line, path, f"expected {kind}{bounds}, got {describe(value)}")
+        # A number of the right kind out of range is named by its value alone ("got 0").
+        got = value if ok_type and not isinstance(value, bool) else describe(value)
+        self.add(line, path, f"expected {kind}{bounds}, got {got}")
         return None
 
     def choice(

@@ -76,7 +76,7 @@ def test_panel_problems_name_the_key_and_the_fix(workdir: Path) -> None:
         "combined rows; use the model's own name",
         f"m.yaml:9: {BLOCK}.combine: expected one of mean, median, majority, got a string "
         "('meen'); did you mean 'mean'?",
-        f"m.yaml:10: {BLOCK}.repeats: expected an integer of at least 1, got a number (0)",
+        f"m.yaml:10: {BLOCK}.repeats: expected an integer of at least 1, got 0",
         f"m.yaml:11: {BLOCK}.runner: a panel (judge: [...]) or repeats run with runner: local; "
         "the Ray runner judges one judge once per request: remove runner: ray, or the panel "
         "and repeats",

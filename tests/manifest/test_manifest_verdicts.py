@@ -66,7 +66,7 @@ def test_familywise_judges_the_fairness_gates_too(tmp_path: Path) -> None:
         (
             "min_groups: 0\n",
             "",
-            "gates.min_groups: expected an integer of at least 1, got a number (0)",
+            "gates.min_groups: expected an integer of at least 1, got 0",
         ),
         ("min_groups: 2.5\n", "", "gates.min_groups: expected an integer of at least 1"),
         (
