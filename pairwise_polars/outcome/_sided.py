@@ -35,7 +35,7 @@ def with_sided_outcomes(scored: pl.DataFrame) -> pl.DataFrame:
     stacked = pl.concat(
         [
             pairs.select(
-                pl.col(f"output_{side}").alias("output"),
+                pl.col(f"output_{side}").cast(pl.String).alias("output"),
                 *([_text(texts, f"input_{side}").alias("input")] if given else []),
             )
             for side in "ab"
