@@ -99,9 +99,10 @@ def _neutralised(text: pl.Series) -> pl.Series:
 
 
 def _tags(body: pl.Series) -> pl.Series:
-    """The first 8 hex digits of each text's SHA-256, hashed once per distinct text."""
+    """The first 8 hex digits of each text's SHA-256, hashed once per distinct text (its UTF-8
+    bytes taken as polars holds them, not made a Python string and encoded again)."""
     distinct = body.unique()
-    tags = [hashlib.sha256(v.encode("utf-8")).hexdigest()[:8] for v in distinct.to_list()]
+    tags = [hashlib.sha256(v).hexdigest()[:8] for v in distinct.cast(pl.Binary).to_list()]
     return body.replace_strict(distinct, pl.Series(tags, dtype=pl.String), return_dtype=pl.String)
 
 
