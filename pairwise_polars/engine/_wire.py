@@ -90,10 +90,11 @@ _SPACED = (b'"}, {"role": "', b'{"role": "', b'", "content": "')
 _COMPACT = (b'"},{"role":"', b'{"role":"', b'","content":"')
 
 
-def compact_chat(messages: str) -> bytes | None:
+def compact_chat(messages: str | bytes) -> bytes | None:
     """Chat messages as a rendered metric stores them (``json.dumps`` of ``[{"role": ...,
-    "content": ...}]``, default separators) in the compact form :func:`encode` writes, as
-    UTF-8, without decoding them; None when they are not of that shape.
+    "content": ...}]``, default separators; the text or its UTF-8 bytes) in the compact form
+    :func:`encode` writes, as UTF-8, without decoding them; None when they are not of that
+    shape.
 
     Exact because a ``"`` inside an encoded string is always escaped (a backslash before it),
     so the spaced separators, each holding a ``"`` after a space or a brace, occur only between
@@ -105,7 +106,7 @@ def compact_chat(messages: str) -> bytes | None:
     >>> compact_chat('[{"role": "user", "content": "Hi, there: you"}]')
     b'[{"role":"user","content":"Hi, there: you"}]'
     """
-    data = messages.encode()
+    data = messages if isinstance(messages, bytes) else messages.encode()
     if not (data.startswith(b'[{"role": "') and data.endswith(b'"}]')):
         return None
     between = data.split(_SPACED[0])  # the turns' ends followed by another turn

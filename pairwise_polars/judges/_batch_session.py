@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from itertools import starmap
 from typing import Any, TypeVar
 
 import polars as pl
@@ -72,7 +73,7 @@ class Session:
         await self._submit(self.requests.filter(~pl.col("key").is_in(list(covered))), round=0)
 
     def _lines(self, todo: pl.DataFrame) -> list[tuple[str, int, dict[str, Any]]]:
-        requests = map(JudgeRequest._make, todo.select("key", "messages", "max_score").iter_rows())
+        requests = starmap(JudgeRequest, todo.select("key", "messages", "max_score").iter_rows())
         return [(r.key, r.max_score, self.judge._line_body(r)) for r in requests]
 
     async def _submit(self, todo: pl.DataFrame, round: int) -> None:

@@ -38,7 +38,12 @@ class ChatJudge(ChatEndpoint[JudgeRequest]):
 
     async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Judge every request; yield result frames as answers arrive (see the Judge protocol)."""
-        items = map(JudgeRequest._make, requests.select("key", "messages", "max_score").iter_rows())
+        # The chat also as polars holds it, UTF-8: the body is built from those bytes, where
+        # encoding each message's text again measured ~4.6 us a request (~3.7 KB, non-ASCII).
+        rows = requests.select(
+            "key", "messages", "max_score", pl.col("messages").cast(pl.Binary).alias("encoded")
+        )
+        items = map(JudgeRequest._make, rows.iter_rows())
         async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
             async for results in stream:
                 yield result_frame(results)

@@ -98,7 +98,7 @@ class OpenAIJudge(ChatJudge):
     def _encoded(self, request: JudgeRequest, state: RunState) -> bytes | None:
         """``encode(self._body(chat, ...))`` without decoding the chat: the stored messages made
         compact and put between the rest of the body, encoded once per run and rubric."""
-        chat = compact_chat(request.messages)
+        chat = compact_chat(request.messages if request.encoded is None else request.encoded)
         if chat is None or "messages" in (self.extra_body or {}):  # extra_body's messages win
             return None
         shape = (state.structured, request.max_score)

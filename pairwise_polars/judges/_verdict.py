@@ -18,11 +18,13 @@ REASK = (
 
 class JudgeRequest(NamedTuple):
     """A chat judge's request: its cache key, its chat (JSON as stored) and the rubric's
-    maximum (the body's schema and the parse)."""
+    maximum (the body's schema and the parse); ``encoded``: the chat's UTF-8 bytes when the
+    caller had them (the fast transport's body is then built without encoding it again)."""
 
     key: str
     messages: str
     max_score: int
+    encoded: bytes | None = None
 
 
 def verdict_row(

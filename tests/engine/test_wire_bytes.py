@@ -38,6 +38,26 @@ def test_compact_chat_is_the_compact_encoding(chat: list[dict[str, str]]) -> Non
     assert compact_chat(spaced) == compact.encode()
 
 
+@settings(max_examples=300, deadline=None)
+@given(chat=chats)
+def test_compact_chat_of_the_bytes_is_that_of_the_text(chat: list[dict[str, str]]) -> None:
+    spaced = json.dumps(chat, ensure_ascii=False)
+    assert compact_chat(spaced.encode()) == compact_chat(spaced)
+    assert compact_chat(spaced[1:].encode()) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(chat=chats, max_score=st.integers(1, 6), structured=st.booleans())
+def test_a_request_carrying_its_bytes_is_sent_the_same_body(
+    chat: list[dict[str, str]], max_score: int, structured: bool
+) -> None:
+    judge = pp.OpenAIJudge("m", api_key="k")
+    state = RunState(structured=structured, rpm=None, tpm=None)
+    messages = json.dumps(chat, ensure_ascii=False)
+    request = JudgeRequest("k", messages, max_score, messages.encode())
+    assert judge._encoded(request, state) == encode(judge._body(chat, request, state))
+
+
 def test_other_shapes_are_left_to_the_decoding_path() -> None:
     assert compact_chat('[{"content": "x", "role": "user"}]') is None
     assert compact_chat('[{"role": "user", "content": ["a"]}]') is None

@@ -13,6 +13,7 @@ import pairwise_polars as pp
 from pairwise_polars._schemas import result_frame
 from pairwise_polars.engine._cache import JudgementCache
 from pairwise_polars.scoring._prepare import prepare
+from pairwise_polars.scoring._requests import _request_key, _request_keys
 
 FROZEN = Path(__file__).with_name("data") / "keys_before_compiled_templates.json"
 
@@ -39,3 +40,17 @@ def test_a_cache_written_before_resumes_with_every_request_a_hit(tmp_path: Path)
     assert scored.height == 6 * 4
     assert scored["error"].null_count() == scored.height
     assert (scored["reason"].str.contains("earlier")).all()
+
+
+def test_keys_hashed_from_the_bytes_are_those_of_the_text() -> None:
+    metrics = [pp.get_metric("pairwise-bias"), pp.get_metric("pairwise-favour")]
+    names = pl.Series(["pairwise-bias", "pairwise-favour", "pairwise-bias", "pairwise-favour"])
+    texts = ['[{"role": "user", "content": "é 😀 \\u00e9"}]', "[]", None, "x"]
+    identity = json.dumps({"model": "m", "endpoint": "http://h/v1"}, sort_keys=True)
+    by_name = {m.name: m for m in metrics}
+    expected = [
+        _request_key(identity, by_name[name], text)  # type: ignore[arg-type]  # None as written
+        for name, text in zip(names, texts, strict=True)
+    ]
+    got = _request_keys(identity, metrics, names, pl.Series(texts, dtype=pl.String))
+    assert got == expected
