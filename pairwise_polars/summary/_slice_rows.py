@@ -52,7 +52,7 @@ class SliceRows:
     def added(self, columns: pl.DataFrame) -> pl.DataFrame:
         """Each column (of :attr:`rows`' height) added up per slice: one row per slice."""
         return pl.DataFrame(
-            pl.Series(c, self.summed(columns[c].fill_null(0).to_numpy()), dtype=columns[c].dtype)
+            pl.Series(c, self.summed(_values(columns[c])), dtype=columns[c].dtype)
             for c in columns.columns
         )
 
@@ -67,7 +67,7 @@ class SliceRows:
     # What PpiFigure computes with (see ``InAggregation``): a column is one value per row, a
     # total the slice's sum on each of its rows.
     def column(self, name: str) -> Any:
-        return self.rows[name].fill_null(0).cast(pl.Float64).to_numpy()
+        return _values(self.rows[name].cast(pl.Float64))
 
     def total(self, value: Any) -> Any:
         return self.broadcast(self.summed(value))
@@ -107,6 +107,12 @@ IN_AGGREGATION = InAggregation()
 Slices = InAggregation | SliceRows
 """Where a figure's per-group values and their slice totals are computed: in a polars
 aggregation (one expression per figure) or in passes over sorted rows (each value once)."""
+
+
+def _values(column: pl.Series) -> np.ndarray:
+    """A column's values, a null read as 0 (filled only where there is one: a fill is a polars
+    query, and its fixed cost, not the values, was most of a small summary's per-slice sums)."""
+    return (column.fill_null(0) if column.has_nulls() else column).to_numpy()
 
 
 def _slice_code(rows: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
