@@ -183,23 +183,16 @@ def _figures(summary: pl.DataFrame, n: pl.Expr, groups: pl.Expr) -> pl.DataFrame
     return frame.with_columns(passes)
 
 
-def beta_bounds(
-    x: pl.Series, n: pl.Series, jeffreys: pl.Series, confidence: float, name: str
-) -> tuple[pl.Series, pl.Series]:
-    """``{name}_low`` and ``{name}_high`` for ``x`` events out of ``n`` trials, both
-    fractional (null where either is null): Clopper-Pearson, the ``alpha/2`` quantile of
-    ``Beta(x, n - x + 1)`` and the ``1 - alpha/2`` one of ``Beta(x + 1, n - x)``, or Jeffreys
-    where ``jeffreys`` is true, both quantiles of ``Beta(x + 1/2, n - x + 1/2)``; either way
-    0 when ``x = 0`` and 1 when ``x = n``."""
-    return beta_bounds_of([(x, n, jeffreys, name)], confidence)[0]
-
-
 def beta_bounds_of(
     rates: Sequence[tuple[pl.Series, pl.Series, pl.Series, str]], confidence: float
 ) -> list[tuple[pl.Series, pl.Series]]:
-    """:func:`beta_bounds` of each ``(x, n, jeffreys, name)``, every quantile in one solve:
-    its steps are element-wise, so the same values as a solve per bound, with a fraction of
-    the numpy calls (on a few slices, those calls are the time)."""
+    """``{name}_low`` and ``{name}_high`` of each ``(x, n, jeffreys, name)``: for ``x`` events
+    out of ``n`` trials, both fractional (null where either is null), Clopper-Pearson, the
+    ``alpha/2`` quantile of ``Beta(x, n - x + 1)`` and the ``1 - alpha/2`` one of
+    ``Beta(x + 1, n - x)``, or Jeffreys where ``jeffreys`` is true, both quantiles of
+    ``Beta(x + 1/2, n - x + 1/2)``; either way 0 when ``x = 0`` and 1 when ``x = n``. Every
+    quantile in one solve: its steps are element-wise, so the same values as a solve per
+    bound, with a fraction of the numpy calls (on a few slices, those calls are the time)."""
     alpha = 1 - confidence
     ps, shapes_a, shapes_b, places = [], [], [], []
     for x, n, jeffreys, _ in rates:
