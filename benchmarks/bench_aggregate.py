@@ -18,6 +18,14 @@ first call (peak resident memory during the call minus before it: the peak is re
 ``/proc/self/clear_refs``, Linux).
 
     python benchmarks/bench_aggregate.py --rows 1000000 --repeats 3 --before DIR
+
+``--groups N`` puts the pairs in ``N`` groups (more pairs per group as ``--rows`` grows)
+instead of groups of 4 pairs: what the transient memory tracks, rows or groups.
+
+    python benchmarks/bench_aggregate.py --rows 3000000 --groups 2500 --repeats 1 --before DIR
+
+``--pair-ids`` adds a ``pair_id`` column, as a scored frame has: ``aggregate`` then also checks
+that no judgement comes twice (the floor does not).
 """
 
 from __future__ import annotations
@@ -41,16 +49,20 @@ if __name__ == "__main__" and "--child" in sys.argv:  # the package of the tree 
 import pairwise_polars as pp  # noqa: E402
 
 
-def scored_frame(rows: int, seed: int = 7) -> pl.DataFrame:
-    """``rows`` scored rows: ``rows / 2`` pairs in groups of 4 pairs, each pair scored by two
-    metrics, each group in one of 7 dimensions; 2% of rows failed."""
+def scored_frame(
+    rows: int, seed: int = 7, group_size: int = 4, pair_ids: bool = False
+) -> pl.DataFrame:
+    """``rows`` scored rows: ``rows / 2`` pairs in groups of ``group_size`` pairs, each pair
+    scored by two metrics, each group in one of 7 dimensions; 2% of rows failed. With
+    ``pair_ids``, a ``pair_id`` column (as a scored frame has: ``aggregate`` then checks that
+    no judgement comes twice)."""
     rng = np.random.default_rng(seed)
     pairs = rows // 2
-    groups = np.arange(pairs) // 4
+    groups = np.arange(pairs) // group_size
     dimension = rng.choice(["gender", "race", "age", "religion", "a", "b", "c"], groups[-1] + 1)
     raw = rng.binomial(4, rng.beta(0.3, 3.0, size=groups[-1] + 1)[groups].repeat(2))
     failed = rng.random(2 * pairs) < 0.02
-    return pl.DataFrame(
+    frame = pl.DataFrame(
         {
             "metric": np.tile(["pairwise-bias", "pairwise-refusal-disparity"], pairs),
             "group_id": groups.repeat(2),
@@ -63,6 +75,7 @@ def scored_frame(rows: int, seed: int = 7) -> pl.DataFrame:
         score=pl.col("score").fill_nan(None),
         error=pl.when(pl.col("failed")).then(pl.lit("timeout (gave up after 7 attempts)")),
     )
+    return frame.with_columns(pair_id=pl.int_range(pl.len()) // 2) if pair_ids else frame
 
 
 def two_stage_floor(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -120,9 +133,16 @@ def _status_mib(key: str) -> float:
     return int(text.split(f"{key}:")[1].split()[0]) / 1024
 
 
-def child(rows: int, by: list[str]) -> dict[str, float]:
+def group_size(rows: int, groups: int | None) -> int:
+    """Pairs per group: 4, or as many as put the pairs in ``groups`` groups."""
+    return 4 if groups is None else max(1, rows // 2 // groups)
+
+
+def child(
+    rows: int, by: list[str], groups: int | None = None, pair_ids: bool = False
+) -> dict[str, float]:
     """One fresh process's figures (see the module docstring)."""
-    frame = scored_frame(rows)
+    frame = scored_frame(rows, group_size=group_size(rows, groups), pair_ids=pair_ids)
     Path("/proc/self/clear_refs").write_text("5")  # the peak resident memory starts again here
     before = _status_mib("VmRSS")
     pp.aggregate(frame, by=by)
@@ -174,10 +194,17 @@ def stages(rows: int, repeats: int) -> None:
         print(f"| {name} | {cpu_timed(call, repeats):.3f} |")
 
 
-def before_after(before: Path, rows: int, repeats: int) -> None:
+def before_after(
+    before: Path, rows: int, repeats: int, groups: int | None = None, pair_ids: bool = False
+) -> None:
     """This tree's package against ``before``'s, fresh processes alternated."""
     trees = {"before": before.resolve(), "after": HERE.parent}
-    print(f"{rows:,} scored rows; polars {pl.__version__}; 1-min load {os.getloadavg()[0]:.1f}")
+    size = group_size(rows, groups)
+    print(
+        f"{rows:,} scored rows, {size} pairs a group{', pair ids' if pair_ids else ''}; "
+        f"polars {pl.__version__}; "
+        f"1-min load {os.getloadavg()[0]:.1f}"
+    )
     print("| by | tree | floor CPU s | aggregate CPU s | aggregate / floor | transient MiB |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for by in ("dimension", ""):
@@ -186,6 +213,8 @@ def before_after(before: Path, rows: int, repeats: int) -> None:
             for name in list(trees)[:: 1 if repeat % 2 == 0 else -1]:
                 command = [sys.executable, __file__, "--child", str(trees[name])]
                 command += ["--rows", str(rows), "--by", by]
+                command += [] if groups is None else ["--groups", str(groups)]
+                command += ["--pair-ids"] if pair_ids else []
                 done = subprocess.run(command, check=True, capture_output=True, text=True)
                 figures = json.loads(done.stdout)
                 assert figures["package"].startswith(str(trees[name])), figures["package"]
@@ -208,14 +237,19 @@ def main() -> None:
     parser.add_argument("--floor-only", action="store_true", help="skip the former version")
     parser.add_argument("--before", type=Path, help="an older checkout, run side by side")
     parser.add_argument("--stages", action="store_true", help="CPU by stage, this tree")
+    parser.add_argument("--groups", type=int, help="pairs in this many groups (default: 4 a group)")
+    parser.add_argument(
+        "--pair-ids", action="store_true", help="a pair_id column: the duplicates check runs"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--by", default="dimension", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.rows, [args.by] if args.by else [])))
+        by = [args.by] if args.by else []
+        print(json.dumps(child(args.rows, by, args.groups, args.pair_ids)))
         return
     if args.before:
-        before_after(args.before, args.rows, args.repeats)
+        before_after(args.before, args.rows, args.repeats, args.groups, args.pair_ids)
         return
     if args.stages:
         stages(args.rows, args.repeats)

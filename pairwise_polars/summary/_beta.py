@@ -144,23 +144,24 @@ def _cdf(x: np.ndarray, a: np.ndarray, b: np.ndarray, log_norm: np.ndarray) -> n
 
 def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The incomplete beta's continued fraction (modified Lentz), element-wise; elements drop
-    out as they converge (large shapes need about ``sqrt(max(a, b))`` terms)."""
+    out as they converge (large shapes need about ``sqrt(max(a, b))`` terms). The unconverged
+    elements are kept in arrays of their own, cut only when some converge: on a few elements
+    the numpy calls, not the arithmetic, are the time."""
     qab, qap, qam = a + b, a + 1, a - 1
-    c = np.ones_like(a)
     d = 1 - qab * x / qap
     d = 1 / np.where(np.abs(d) > _TINY, d, _TINY)
     h = d.copy()
     idx = np.arange(a.size)
+    ai, bi, xi, qabi, qapi, qami = a, b, x, qab, qap, qam
+    ci, di, hi = np.ones_like(a), d, h.copy()
     for i in range(1, 100_000):
         if idx.size == 0:
             break
-        ai, bi, xi = a.flat[idx], b.flat[idx], x.flat[idx]
-        ci, di, hi = c.flat[idx], d.flat[idx], h.flat[idx]
         i2 = 2 * i
         converged = np.ones(idx.size, bool)
         for numerator in (
-            i * (bi - i) * xi / ((qam.flat[idx] + i2) * (ai + i2)),
-            -(ai + i) * (qab.flat[idx] + i) * xi / ((ai + i2) * (qap.flat[idx] + i2)),
+            i * (bi - i) * xi / ((qami + i2) * (ai + i2)),
+            -(ai + i) * (qabi + i) * xi / ((ai + i2) * (qapi + i2)),
         ):
             di = 1 + numerator * di
             di = 1 / np.where(np.abs(di) > _TINY, di, _TINY)
@@ -168,6 +169,11 @@ def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
             ci = np.where(np.abs(ci) > _TINY, ci, _TINY)
             hi = hi * di * ci
             converged &= np.abs(di * ci - 1) < _EPS
-        c.flat[idx], d.flat[idx], h.flat[idx] = ci, di, hi
-        idx = idx[~converged]
+        if converged.any():
+            h[idx[converged]] = hi[converged]
+            keep = ~converged
+            idx, ai, bi, xi = idx[keep], ai[keep], bi[keep], xi[keep]
+            qabi, qapi, qami = qabi[keep], qapi[keep], qami[keep]
+            ci, di, hi = ci[keep], di[keep], hi[keep]
+    h[idx] = hi  # any element still unconverged: its last value
     return h

@@ -40,7 +40,7 @@ from pairwise_polars.summary._intervals import (
     MEAN,
     NO_SPREAD,
     SIZE_SQ,
-    beta_bounds,
+    beta_bounds_of,
     satterthwaite_df,
     t_quantiles,
 )
@@ -106,8 +106,9 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
         *_worst_case_sums(k, big_q, pl.col("__control_n_sq"), ~control_spread, "__excess_k"),
     )
     q_mean = t_quantiles(frame, "__excess_mean_df", p)
-    m_flat_low, m_flat_high = _worst_case_bounds(frame, "__excess_m", confidence)
-    k_flat_low, k_flat_high = _worst_case_bounds(frame, "__excess_k", confidence)
+    (m_flat_low, m_flat_high), (k_flat_low, k_flat_high) = _worst_case_bounds(
+        frame, ("__excess_m", "__excess_k"), confidence
+    )
     m_half = q_mean * (pl.col(f"{MEAN}_u2").sqrt() / scored)
     k_half = q_control * control_variance.sqrt()
     m_low = pl.when(cf_spread).then((m - m_half).clip(0.0, 1.0)).otherwise(m_flat_low)
@@ -144,14 +145,16 @@ def _worst_case_sums(
 
 
 def _worst_case_bounds(
-    frame: pl.DataFrame, name: str, confidence: float
-) -> tuple[pl.Expr, pl.Expr]:
-    """The rates' bounds on a side's worst case (see :func:`_worst_case_sums`): Jeffreys where
-    some group has more than 1 pair, Clopper-Pearson with 1 pair per group; null where the
-    side has no pair."""
-    usable = frame[f"{name}_n"].fill_nan(None)
-    # A mean a hair above 0 (scores of 1e-300) is 0: the beta quantiles need x = 0 or x > 0.
-    events = pl.col(f"{name}_x").fill_nan(None)
-    x = frame.select(pl.when(events < 1e-9).then(0.0).otherwise(events)).to_series()
-    low, high = beta_bounds(x, usable, frame[f"{name}_j"], confidence, name)
-    return pl.lit(low), pl.lit(high)
+    frame: pl.DataFrame, names: Sequence[str], confidence: float
+) -> list[tuple[pl.Expr, pl.Expr]]:
+    """Each side's rates' bounds on its worst case (see :func:`_worst_case_sums`): Jeffreys
+    where some group has more than 1 pair, Clopper-Pearson with 1 pair per group; null where
+    the side has no pair. Both sides' quantiles in one solve."""
+    sides = []
+    for name in names:
+        usable = frame[f"{name}_n"].fill_nan(None)
+        # A mean a hair above 0 (scores of 1e-300) is 0: the beta quantiles need x = 0 or x > 0.
+        events = pl.col(f"{name}_x").fill_nan(None)
+        x = frame.select(pl.when(events < 1e-9).then(0.0).otherwise(events)).to_series()
+        sides.append((x, usable, frame[f"{name}_j"], name))
+    return [(pl.lit(low), pl.lit(high)) for low, high in beta_bounds_of(sides, confidence)]

@@ -49,6 +49,8 @@ counts, sizes, correlations and true values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 
@@ -146,10 +148,11 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     frame = frame.with_columns(columns)
     frame = frame.with_columns(
         bound
-        for name in RATES
-        for bound in beta_bounds(
-            frame[f"__x_{name}"], frame[f"__n_{name}"], frame[f"__j_{name}"], confidence, name
+        for bounds in beta_bounds_of(
+            [(frame[f"__x_{r}"], frame[f"__n_{r}"], frame[f"__j_{r}"], r) for r in RATES],
+            confidence,
         )
+        for bound in bounds
     )
     passes = [f"__{c}_{name}" for name in estimates for c in ("m", "neff", "worst")]
     return frame.drop(
@@ -180,31 +183,49 @@ def _figures(summary: pl.DataFrame, n: pl.Expr, groups: pl.Expr) -> pl.DataFrame
     return frame.with_columns(passes)
 
 
-def beta_bounds(
-    x: pl.Series, n: pl.Series, jeffreys: pl.Series, confidence: float, name: str
-) -> tuple[pl.Series, pl.Series]:
-    """``{name}_low`` and ``{name}_high`` for ``x`` events out of ``n`` trials, both
-    fractional (null where either is null): Clopper-Pearson, the ``alpha/2`` quantile of
-    ``Beta(x, n - x + 1)`` and the ``1 - alpha/2`` one of ``Beta(x + 1, n - x)``, or Jeffreys
-    where ``jeffreys`` is true, both quantiles of ``Beta(x + 1/2, n - x + 1/2)``; either way
-    0 when ``x = 0`` and 1 when ``x = n``."""
+def beta_bounds_of(
+    rates: Sequence[tuple[pl.Series, pl.Series, pl.Series, str]], confidence: float
+) -> list[tuple[pl.Series, pl.Series]]:
+    """``{name}_low`` and ``{name}_high`` of each ``(x, n, jeffreys, name)``: for ``x`` events
+    out of ``n`` trials, both fractional (null where either is null), Clopper-Pearson, the
+    ``alpha/2`` quantile of ``Beta(x, n - x + 1)`` and the ``1 - alpha/2`` one of
+    ``Beta(x + 1, n - x)``, or Jeffreys where ``jeffreys`` is true, both quantiles of
+    ``Beta(x + 1/2, n - x + 1/2)``; either way 0 when ``x = 0`` and 1 when ``x = n``. Every
+    quantile in one solve: its steps are element-wise, so the same values as a solve per
+    bound, with a fraction of the numpy calls (on a few slices, those calls are the time)."""
     alpha = 1 - confidence
-    known = (x.is_not_null() & n.is_not_null()).to_numpy()
-    xs = x.fill_null(0.0).to_numpy()[known]
-    ns = n.fill_null(1.0).to_numpy()[known]
-    half = np.where(jeffreys.fill_null(False).to_numpy()[known], 0.5, 0.0)
-    # Rounding: x = m * n can land a hair above n when m = 1.
-    xs = np.minimum(xs, ns)
-    lows, highs = np.zeros(xs.size), np.ones(xs.size)
-    some, all_ = xs > 0, xs < ns
-    lows[some] = beta_quantile(alpha / 2, (xs + half)[some], (ns - xs + 1 - half)[some])
-    highs[all_] = beta_quantile(1 - alpha / 2, (xs + 1 - half)[all_], (ns - xs + half)[all_])
-    low, high = np.full(len(x), np.nan), np.full(len(x), np.nan)
-    low[known], high[known] = lows, highs
-    return (
-        pl.Series(f"{name}_low", low).fill_nan(None),
-        pl.Series(f"{name}_high", high).fill_nan(None),
+    ps, shapes_a, shapes_b, places = [], [], [], []
+    for x, n, jeffreys, _ in rates:
+        known = (x.is_not_null() & n.is_not_null()).to_numpy()
+        xs = x.fill_null(0.0).to_numpy()[known]
+        ns = n.fill_null(1.0).to_numpy()[known]
+        half = np.where(jeffreys.fill_null(False).to_numpy()[known], 0.5, 0.0)
+        # Rounding: x = m * n can land a hair above n when m = 1.
+        xs = np.minimum(xs, ns)
+        some, all_ = xs > 0, xs < ns
+        ps += [np.full(some.sum(), alpha / 2), np.full(all_.sum(), 1 - alpha / 2)]
+        shapes_a += [(xs + half)[some], (xs + 1 - half)[all_]]
+        shapes_b += [(ns - xs + 1 - half)[some], (ns - xs + half)[all_]]
+        places.append((known, some, all_))
+    quantiles = iter(
+        np.split(
+            beta_quantile(*(np.concatenate(v) for v in (ps, shapes_a, shapes_b))),
+            np.cumsum([p.size for p in ps])[:-1],
+        )
     )
+    out = []
+    for (x, _, _, name), (known, some, all_) in zip(rates, places, strict=True):
+        lows, highs = np.zeros(some.size), np.ones(some.size)
+        lows[some], highs[all_] = next(quantiles), next(quantiles)
+        low, high = np.full(len(x), np.nan), np.full(len(x), np.nan)
+        low[known], high[known] = lows, highs
+        out.append(
+            (
+                pl.Series(f"{name}_low", low).fill_nan(None),
+                pl.Series(f"{name}_high", high).fill_nan(None),
+            )
+        )
+    return out
 
 
 def name_total(name: str) -> str:

@@ -81,7 +81,7 @@ from pairwise_polars.labels import LABEL
 from pairwise_polars.summary._intervals import satterthwaite
 from pairwise_polars.summary._slice_rows import IN_AGGREGATION, SliceRows, Slices
 from pairwise_polars.summary._student_t import t_quantile
-from pairwise_polars.summary._sums import PAIR_KIND, exact_sum, on_whole_groups
+from pairwise_polars.summary._sums import PAIR_KIND, exact_sum, on_whole_groups, per_group
 
 FIGURES = {
     # figure: (judge total over all scored pairs, label total, judge total over labelled)
@@ -153,7 +153,10 @@ def label_sums(
         pl.when(both & control).then(pl.col("score")).cast(pl.Float64).alias(_CF),
     )
     y, f = pl.col(_Y), pl.col(_F)
-    return frame.group_by([*keys, group_by]).agg(
+    return per_group(
+        frame,
+        keys,
+        group_by,
         n_labelled=y.is_not_null().sum().cast(pl.Int64),
         label_equivalent=(y <= equivalence_threshold).sum().cast(pl.Int64),
         judged_equivalent=(f <= equivalence_threshold).sum().cast(pl.Int64),

@@ -35,6 +35,7 @@ ERROR_KIND = "error_kind"
 PAIR_KIND = "pair_kind"
 _CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_control_score"
 _RAW = "__pairwise_score"
+_CODE = "__pairwise_code_"
 ERROR_KIND_LENGTH = 120
 _SCALE = 2.0**96  # a group of up to 2^31 scores of 1 fits an Int128
 
@@ -97,7 +98,10 @@ def group_sums(
     error = pl.col("error").is_not_null() if "error" in schema else score.is_null()
     cf = pl.col(_CF) if controls else None
     counted = pl.col(_SCORE) if controls else score
-    sums = frame.group_by([*keys, group_by]).agg(
+    sums = per_group(
+        frame,
+        keys,
+        group_by,
         n_pairs=(cf.sum() if cf is not None else pl.len()).cast(pl.Int64),
         n_scored=counted.is_not_null().sum().cast(pl.Int64),
         n_errors=(error if cf is None else error & cf).sum().cast(pl.Int64),
@@ -118,6 +122,28 @@ def group_sums(
         pl.lit(v, pl.Float64 if isinstance(v, float) else pl.Int64).alias(c)
         for c, v in zeros.items()
     ).select(*keys, group_by, *SUM_COLUMNS)
+
+
+def per_group(
+    frame: pl.LazyFrame, keys: Sequence[str], group_by: str, **sums: pl.Expr
+) -> pl.LazyFrame:
+    """``frame.group_by([*keys, group_by]).agg(**sums)``: the same rows, columns and types,
+    grouped by whole numbers where it can: each text key by its code in a categorical of its
+    own (the code names one text, so the groups are the same), its text taken back from the
+    group's first row. Hashing each row's texts cost more than the sums (about 0.1 s of 0.25
+    at 1M rows, two text keys)."""
+    schema = frame.collect_schema()
+    texts = [k for k in keys if schema[k] == pl.String]
+    if not texts:
+        return frame.group_by([*keys, group_by]).agg(**sums)
+    codes = [pl.col(k).to_physical().alias(_CODE + k) for k in texts]
+    return (
+        frame.with_columns(pl.col(k).cast(pl.Categorical(pl.Categories.random())) for k in texts)
+        .group_by(*(k for k in keys if k not in texts), group_by, *codes)
+        .agg(pl.col(texts).first(), **sums)
+        .with_columns(pl.col(texts).cast(pl.String))
+        .drop(_CODE + k for k in texts)
+    )
 
 
 def exact_sum(value: pl.Expr) -> pl.Expr:
