@@ -32,7 +32,7 @@ from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 ENGINE = "in-memory"
 """The engine of the collects before the sums: the in-memory one (the streaming engine adds
 partial sums in whatever order its threads finish)."""
-_T, _TERM = "__pairwise_total_", "__pairwise_term_"
+_T, _TERM, _P = "__pairwise_total_", "__pairwise_term_", "__pairwise_part_"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
     ("equivalence_rate", "n_equivalent", _RATE_PARTS),
@@ -76,34 +76,69 @@ def per_slice(
     on_totals = rows.with_columns(
         pl.Series(_T + c, on.broadcast(totals[c].to_numpy())) for c in needed
     )
-    summed = [on.added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()))]
+    staged = on_totals.lazy()
+    for parts in _parts():
+        staged = staged.with_columns(parts)
+    summed = [
+        on.added(staged.select(e.alias(_TERM + n) for n, e in terms.items()).collect(engine=ENGINE))
+    ]
     if labelled:  # the prediction-powered sums, over the same rows in the same order
         summed.append(pl.DataFrame(ppi_sums(on)))
     frame = pl.concat([totals, *summed], how="horizontal")
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
 
 
+def _parts() -> list[list[pl.Expr]]:
+    """What several terms read, each computed once per group, in passes (a pass reads the one
+    before): each residual (the group's sum less its share of the slice's) and ``1 - n_g / N``,
+    then the residual's square over it and the design's weight. Inlined in every term that
+    reads them, polars computed them again in each: most of the terms' time."""
+    n, big_n = _n(), _big_n()
+    first = [
+        (pl.col(total) - pl.col(_T + total) / big_n * n).alias(f"{_P}r_{name}")
+        for name, total, _ in _RESIDUALS
+    ]
+    # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
+    first.append((1 - n / big_n).alias(_P + "rest"))
+    rest = pl.col(_P + "rest")
+    second = [
+        (_part(f"r_{name}") * _part(f"r_{name}") / rest).alias(f"{_P}u2_{name}")
+        for name, _, _ in _RESIDUALS
+    ]
+    second.append((n / rest).alias(_P + "d"))
+    return [first, second]
+
+
 def _terms(controls: bool) -> dict[str, pl.Expr]:
-    """Each group's terms, from its sums and its slice's totals (columns ``_T + name``)."""
-    n = pl.col("n_scored").cast(pl.Float64)
-    big_n = pl.col(_T + "n_scored").cast(pl.Float64)
+    """Each group's terms, from its sums, its slice's totals (columns ``_T + name``) and the
+    :func:`_parts` they share."""
+    n, big_n = _n(), _big_n()
     out: dict[str, pl.Expr] = {}
     for name, total, parts in _RESIDUALS:
-        x = pl.col(total)
-        r = x - pl.col(_T + total) / big_n * n
-        # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
-        u2 = r * r / (1 - n / big_n)
+        x, r, u2 = pl.col(total), _part(f"r_{name}"), _part(f"u2_{name}")
         every = {"x2": x * x, "nx": x * pl.col("n_scored"), "r2": r * r, "u2": u2, "u4": u2 * u2}
         out |= {f"{name}_{part}": every[part] for part in parts}
-    out |= _design_terms(n, big_n, "n")
+    out |= _design_terms(n, big_n, _part("d"), "n")
     if controls:
         out |= _excess_terms(n, big_n)
     return out
 
 
-def _design_terms(n: pl.Expr, big_n: pl.Expr, name: str) -> dict[str, pl.Expr]:
-    """The terms of Bell and McCaffrey's degrees of freedom of a mean's CR2 variance."""
-    d = n / (1 - n / big_n)
+def _n() -> pl.Expr:
+    return pl.col("n_scored").cast(pl.Float64)
+
+
+def _big_n() -> pl.Expr:
+    return pl.col(_T + "n_scored").cast(pl.Float64)
+
+
+def _part(name: str) -> pl.Expr:
+    return pl.col(_P + name)
+
+
+def _design_terms(n: pl.Expr, big_n: pl.Expr, d: pl.Expr, name: str) -> dict[str, pl.Expr]:
+    """The terms of Bell and McCaffrey's degrees of freedom of a mean's CR2 variance (``d``:
+    the group's weight, ``n / (1 - n / big_n)``)."""
     return {
         f"{name}_dd": d * d,
         f"{name}_ddn": d * d * n,
@@ -143,7 +178,7 @@ def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
         "control_u4": control_u2 * control_u2,
         "excess_groups": ((n > 0) | (q > 0)).cast(pl.Int64),
         "control_groups": (q > 0).cast(pl.Int64),
-        **_design_terms(q, big_q, "q"),
+        **_design_terms(q, big_q, q / (1 - q / big_q), "q"),
     }
 
 
