@@ -77,7 +77,7 @@ def per_slice(
         pl.Series(_T + c, on.broadcast(totals[c].to_numpy())) for c in needed
     )
     staged = on_totals.lazy()
-    for parts in _parts():
+    for parts in _parts(controls):
         staged = staged.with_columns(parts)
     summed = [
         on.added(staged.select(e.alias(_TERM + n) for n, e in terms.items()).collect(engine=ENGINE))
@@ -88,11 +88,12 @@ def per_slice(
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
 
 
-def _parts() -> list[list[pl.Expr]]:
+def _parts(controls: bool) -> list[list[pl.Expr]]:
     """What several terms read, each computed once per group, in passes (a pass reads the one
     before): each residual (the group's sum less its share of the slice's) and ``1 - n_g / N``,
-    then the residual's square over it and the design's weight. Inlined in every term that
-    reads them, polars computed them again in each: most of the terms' time."""
+    then the residual's square over it and the design's weight (with controls, the same of
+    the control pairs and :func:`_excess_parts`). Inlined in every term that reads them,
+    polars computed them again in each: most of the terms' time."""
     n, big_n = _n(), _big_n()
     first = [
         (pl.col(total) - pl.col(_T + total) / big_n * n).alias(f"{_P}r_{name}")
@@ -106,7 +107,35 @@ def _parts() -> list[list[pl.Expr]]:
         for name, _, _ in _RESIDUALS
     ]
     second.append((n / rest).alias(_P + "d"))
-    return [first, second]
+    if not controls:
+        return [first, second]
+    excess = _excess_parts(n, big_n)
+    return [first + excess[0], second + excess[1], excess[2]]
+
+
+def _excess_parts(n: pl.Expr, big_n: pl.Expr) -> list[list[pl.Expr]]:
+    """The parts of the excess divergence's terms, in three passes: the control pairs'
+    residual and ``1 - q_g / Q``; the weights ``a`` and ``b`` and the control residual's
+    square over its share; the excess residuals and the design's sums from them."""
+    c, q, big_q = pl.col("control_score_sum"), _q(), _big_q()
+    k = pl.col(_T + "control_score_sum") / big_q
+    first = [(c - k * q).alias(_P + "control_r"), (1 - q / big_q).alias(_P + "q_rest")]
+    control_r, q_rest = _part("control_r"), _part("q_rest")
+    second = [
+        (1 / _part("rest").sqrt()).alias(_P + "a"),
+        (1 / q_rest.sqrt()).alias(_P + "b"),
+        (control_r * control_r / q_rest).alias(_P + "control_u2"),
+        (q / q_rest).alias(_P + "q_d"),
+    ]
+    a, b, r = _part("a"), _part("b"), _part(f"r_{MEAN}")  # r: s - m * n
+    third = [
+        (r / big_n - control_r / big_q).alias(_P + "excess_r"),
+        (r * a / big_n - control_r * b / big_q).alias(_P + "excess_u"),
+        (a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)).alias(_P + "excess_d"),
+        (a * a * n * n / (big_n * big_n * big_n)).alias(_P + "excess_x2"),
+        (b * b * q * q / (big_q * big_q * big_q)).alias(_P + "excess_y2"),
+    ]
+    return [first, second, third]
 
 
 def _terms(controls: bool) -> dict[str, pl.Expr]:
@@ -132,6 +161,14 @@ def _big_n() -> pl.Expr:
     return pl.col(_T + "n_scored").cast(pl.Float64)
 
 
+def _q() -> pl.Expr:
+    return pl.col("n_control_scored").cast(pl.Float64)
+
+
+def _big_q() -> pl.Expr:
+    return pl.col(_T + "n_control_scored").cast(pl.Float64)
+
+
 def _part(name: str) -> pl.Expr:
     return pl.col(_P + name)
 
@@ -150,19 +187,11 @@ def _design_terms(n: pl.Expr, big_n: pl.Expr, d: pl.Expr, name: str) -> dict[str
 
 def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
     """The terms of the excess divergence's sums (see
-    :mod:`pairwise_polars.summary._excess`)."""
-    s, c = pl.col("score_sum"), pl.col("control_score_sum")
-    q = pl.col("n_control_scored").cast(pl.Float64)
-    big_q = pl.col(_T + "n_control_scored").cast(pl.Float64)
-    m, k = pl.col(_T + "score_sum") / big_n, pl.col(_T + "control_score_sum") / big_q
-    r = (s - m * n) / big_n - (c - k * q) / big_q
-    a, b = 1 / (1 - n / big_n).sqrt(), 1 / (1 - q / big_q).sqrt()
-    u = (s - m * n) * a / big_n - (c - k * q) * b / big_q
-    d = a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)
-    x2 = a * a * n * n / (big_n * big_n * big_n)
-    y2 = b * b * q * q / (big_q * big_q * big_q)
-    control_r = c - k * q
-    control_u2 = control_r * control_r / (1 - q / big_q)
+    :mod:`pairwise_polars.summary._excess`), from :func:`_excess_parts`."""
+    q, big_q = _q(), _big_q()
+    a, b, r, u = _part("a"), _part("b"), _part("excess_r"), _part("excess_u")
+    d, x2, y2 = _part("excess_d"), _part("excess_x2"), _part("excess_y2")
+    control_u2 = _part("control_u2")
     return {
         "excess_r2": r * r,
         "excess_u2": u * u,
@@ -178,7 +207,7 @@ def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
         "control_u4": control_u2 * control_u2,
         "excess_groups": ((n > 0) | (q > 0)).cast(pl.Int64),
         "control_groups": (q > 0).cast(pl.Int64),
-        **_design_terms(q, big_q, q / (1 - q / big_q), "q"),
+        **_design_terms(q, big_q, _part("q_d"), "q"),
     }
 
 
