@@ -32,7 +32,7 @@ from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 ENGINE = "in-memory"
 """The engine of the collects before the sums: the in-memory one (the streaming engine adds
 partial sums in whatever order its threads finish)."""
-_T, _TERM = "__pairwise_total_", "__pairwise_term_"
+_T, _TERM, _P = "__pairwise_total_", "__pairwise_term_", "__pairwise_part_"
 _RATE_PARTS = ("x2", "nx", "u2")  # what the rates' bounds read (see ``with_intervals``)
 _RESIDUALS = (
     ("equivalence_rate", "n_equivalent", _RATE_PARTS),
@@ -76,34 +76,106 @@ def per_slice(
     on_totals = rows.with_columns(
         pl.Series(_T + c, on.broadcast(totals[c].to_numpy())) for c in needed
     )
-    summed = [on.added(on_totals.select(e.alias(_TERM + n) for n, e in terms.items()))]
+    staged = on_totals.lazy()
+    for parts in _parts(controls):
+        staged = staged.with_columns(parts)
+    summed = [
+        on.added(staged.select(e.alias(_TERM + n) for n, e in terms.items()).collect(engine=ENGINE))
+    ]
     if labelled:  # the prediction-powered sums, over the same rows in the same order
         summed.append(pl.DataFrame(ppi_sums(on)))
     frame = pl.concat([totals, *summed], how="horizontal")
     return frame.with_columns(_finish(controls)).drop(_TERM + name for name in terms)
 
 
+def _parts(controls: bool) -> list[list[pl.Expr]]:
+    """What several terms read, each computed once per group, in passes (a pass reads the one
+    before): each residual (the group's sum less its share of the slice's) and ``1 - n_g / N``,
+    then the residual's square over it and the design's weight (with controls, the same of
+    the control pairs and :func:`_excess_parts`). Inlined in every term that reads them,
+    polars computed them again in each: most of the terms' time."""
+    n, big_n = _n(), _big_n()
+    first = [
+        (pl.col(total) - pl.col(_T + total) / big_n * n).alias(f"{_P}r_{name}")
+        for name, total, _ in _RESIDUALS
+    ]
+    # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
+    first.append((1 - n / big_n).alias(_P + "rest"))
+    rest = pl.col(_P + "rest")
+    second = [
+        (_part(f"r_{name}") * _part(f"r_{name}") / rest).alias(f"{_P}u2_{name}")
+        for name, _, _ in _RESIDUALS
+    ]
+    second.append((n / rest).alias(_P + "d"))
+    if not controls:
+        return [first, second]
+    excess = _excess_parts(n, big_n)
+    return [first + excess[0], second + excess[1], excess[2]]
+
+
+def _excess_parts(n: pl.Expr, big_n: pl.Expr) -> list[list[pl.Expr]]:
+    """The parts of the excess divergence's terms, in three passes: the control pairs'
+    residual and ``1 - q_g / Q``; the weights ``a`` and ``b`` and the control residual's
+    square over its share; the excess residuals and the design's sums from them."""
+    c, q, big_q = pl.col("control_score_sum"), _q(), _big_q()
+    k = pl.col(_T + "control_score_sum") / big_q
+    first = [(c - k * q).alias(_P + "control_r"), (1 - q / big_q).alias(_P + "q_rest")]
+    control_r, q_rest = _part("control_r"), _part("q_rest")
+    second = [
+        (1 / _part("rest").sqrt()).alias(_P + "a"),
+        (1 / q_rest.sqrt()).alias(_P + "b"),
+        (control_r * control_r / q_rest).alias(_P + "control_u2"),
+        (q / q_rest).alias(_P + "q_d"),
+    ]
+    a, b, r = _part("a"), _part("b"), _part(f"r_{MEAN}")  # r: s - m * n
+    third = [
+        (r / big_n - control_r / big_q).alias(_P + "excess_r"),
+        (r * a / big_n - control_r * b / big_q).alias(_P + "excess_u"),
+        (a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)).alias(_P + "excess_d"),
+        (a * a * n * n / (big_n * big_n * big_n)).alias(_P + "excess_x2"),
+        (b * b * q * q / (big_q * big_q * big_q)).alias(_P + "excess_y2"),
+    ]
+    return [first, second, third]
+
+
 def _terms(controls: bool) -> dict[str, pl.Expr]:
-    """Each group's terms, from its sums and its slice's totals (columns ``_T + name``)."""
-    n = pl.col("n_scored").cast(pl.Float64)
-    big_n = pl.col(_T + "n_scored").cast(pl.Float64)
+    """Each group's terms, from its sums, its slice's totals (columns ``_T + name``) and the
+    :func:`_parts` they share."""
+    n, big_n = _n(), _big_n()
     out: dict[str, pl.Expr] = {}
     for name, total, parts in _RESIDUALS:
-        x = pl.col(total)
-        r = x - pl.col(_T + total) / big_n * n
-        # 1 - n_g / N is 0 only when one group holds every pair: no interval then (G = 1).
-        u2 = r * r / (1 - n / big_n)
+        x, r, u2 = pl.col(total), _part(f"r_{name}"), _part(f"u2_{name}")
         every = {"x2": x * x, "nx": x * pl.col("n_scored"), "r2": r * r, "u2": u2, "u4": u2 * u2}
         out |= {f"{name}_{part}": every[part] for part in parts}
-    out |= _design_terms(n, big_n, "n")
+    out |= _design_terms(n, big_n, _part("d"), "n")
     if controls:
         out |= _excess_terms(n, big_n)
     return out
 
 
-def _design_terms(n: pl.Expr, big_n: pl.Expr, name: str) -> dict[str, pl.Expr]:
-    """The terms of Bell and McCaffrey's degrees of freedom of a mean's CR2 variance."""
-    d = n / (1 - n / big_n)
+def _n() -> pl.Expr:
+    return pl.col("n_scored").cast(pl.Float64)
+
+
+def _big_n() -> pl.Expr:
+    return pl.col(_T + "n_scored").cast(pl.Float64)
+
+
+def _q() -> pl.Expr:
+    return pl.col("n_control_scored").cast(pl.Float64)
+
+
+def _big_q() -> pl.Expr:
+    return pl.col(_T + "n_control_scored").cast(pl.Float64)
+
+
+def _part(name: str) -> pl.Expr:
+    return pl.col(_P + name)
+
+
+def _design_terms(n: pl.Expr, big_n: pl.Expr, d: pl.Expr, name: str) -> dict[str, pl.Expr]:
+    """The terms of Bell and McCaffrey's degrees of freedom of a mean's CR2 variance (``d``:
+    the group's weight, ``n / (1 - n / big_n)``)."""
     return {
         f"{name}_dd": d * d,
         f"{name}_ddn": d * d * n,
@@ -115,19 +187,11 @@ def _design_terms(n: pl.Expr, big_n: pl.Expr, name: str) -> dict[str, pl.Expr]:
 
 def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
     """The terms of the excess divergence's sums (see
-    :mod:`pairwise_polars.summary._excess`)."""
-    s, c = pl.col("score_sum"), pl.col("control_score_sum")
-    q = pl.col("n_control_scored").cast(pl.Float64)
-    big_q = pl.col(_T + "n_control_scored").cast(pl.Float64)
-    m, k = pl.col(_T + "score_sum") / big_n, pl.col(_T + "control_score_sum") / big_q
-    r = (s - m * n) / big_n - (c - k * q) / big_q
-    a, b = 1 / (1 - n / big_n).sqrt(), 1 / (1 - q / big_q).sqrt()
-    u = (s - m * n) * a / big_n - (c - k * q) * b / big_q
-    d = a * a * n / (big_n * big_n) + b * b * q / (big_q * big_q)
-    x2 = a * a * n * n / (big_n * big_n * big_n)
-    y2 = b * b * q * q / (big_q * big_q * big_q)
-    control_r = c - k * q
-    control_u2 = control_r * control_r / (1 - q / big_q)
+    :mod:`pairwise_polars.summary._excess`), from :func:`_excess_parts`."""
+    q, big_q = _q(), _big_q()
+    a, b, r, u = _part("a"), _part("b"), _part("excess_r"), _part("excess_u")
+    d, x2, y2 = _part("excess_d"), _part("excess_x2"), _part("excess_y2")
+    control_u2 = _part("control_u2")
     return {
         "excess_r2": r * r,
         "excess_u2": u * u,
@@ -143,7 +207,7 @@ def _excess_terms(n: pl.Expr, big_n: pl.Expr) -> dict[str, pl.Expr]:
         "control_u4": control_u2 * control_u2,
         "excess_groups": ((n > 0) | (q > 0)).cast(pl.Int64),
         "control_groups": (q > 0).cast(pl.Int64),
-        **_design_terms(q, big_q, "q"),
+        **_design_terms(q, big_q, _part("q_d"), "q"),
     }
 
 
