@@ -141,8 +141,8 @@ def per_group(
         frame.with_columns(pl.col(k).cast(pl.Categorical(pl.Categories.random())) for k in texts)
         .group_by(*(k for k in keys if k not in texts), group_by, *codes)
         .agg(pl.col(texts).first(), **sums)
+        .select(*keys, group_by, *sums)  # the group_by's column order
         .with_columns(pl.col(texts).cast(pl.String))
-        .drop(_CODE + k for k in texts)
     )
 
 
