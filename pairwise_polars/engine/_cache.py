@@ -11,7 +11,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, overload
@@ -149,8 +149,22 @@ class ResultTable:
         ok = results.filter(pl.col("error").is_null() & pl.col(self.answer).is_not_null())
         if ok.is_empty():
             return 0
+        return self._insert(list(ok.select(list(self.columns)).iter_rows()))
+
+    def store_rows(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """:meth:`store` of result rows (dicts, a missing column null) without making a frame.
+        The table holds what :meth:`store` writes: a column's declared type converts as a
+        frame would (an integer in a REAL column is stored as a float)."""
+        columns, answer = list(self.columns), self.answer
+        kept = [
+            tuple(map(row.get, columns))
+            for row in rows
+            if row.get("error") is None and row.get(answer) is not None
+        ]
+        return self._insert(kept) if kept else 0
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> int:
         now = time.time()
-        rows = [(*row, now) for row in ok.select(list(self.columns)).iter_rows()]
         db = self._connection
         try:
             with db:
@@ -158,7 +172,7 @@ class ResultTable:
                 db.executemany(
                     f"INSERT OR REPLACE INTO {self.table} ({', '.join(self.columns)}, created) "
                     f"VALUES ({', '.join('?' * (len(self.columns) + 1))})",
-                    rows,
+                    [(*row, now) for row in rows],
                 )
         except sqlite3.Error as exc:
             raise self._error(exc, "write") from exc

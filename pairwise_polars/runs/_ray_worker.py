@@ -168,9 +168,10 @@ class ChunkScorer:
         prepared = prepare(pairs, spec=replace(job.spec, judge=self.judge))
         answers = 0
 
-        def count(frame: pl.DataFrame) -> None:
+        def count(answered: int, errors: int) -> None:
+            del errors
             nonlocal answers
-            answers += frame.height
+            answers += answered
 
         scoring = Scoring(prepared, self.store)
         scored = await scoring.score(progress=False, observe=count)

@@ -4,13 +4,13 @@ repeats) and every member's spending priced by its own model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._errors import Fix, OptionError
 from pairwise_polars.engine import JudgementCache
+from pairwise_polars.engine._cached_map import Observe
 from pairwise_polars.judges import traits_of
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.scoring import Prices, Scoring, ScoringSpec, Spent, Usage
@@ -68,7 +68,7 @@ async def score_chunk(
     members: Members,
     store: JudgementCache | None,
     spent: dict[str, Spent],
-    observe: Callable[[pl.DataFrame], None],
+    observe: Observe,
 ) -> pl.DataFrame:
     """One chunk judged by every member (their spending added to ``spent`` by judge name)."""
 

@@ -1,6 +1,6 @@
 """Progress of a large run: pairs done/total, chunk i/n, requests/s, cache hits, errors, ETA.
 
-The scoring map shows each result frame to :meth:`RunProgress.answers` as it arrives, so
+The scoring map tells each batch of answers to :meth:`RunProgress.answers` as it arrives, so
 answers are counted within a chunk too; everything else comes from the scored chunk.
 """
 
@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import time
 from typing import TextIO
-
-import polars as pl
 
 from pairwise_polars.engine._progress import Progress
 
@@ -40,10 +38,10 @@ class RunProgress(Progress):
         self.resumed += pairs
         self.done += pairs
 
-    def answers(self, frame: pl.DataFrame) -> None:
-        """Count a result frame as it arrives from the judge (within a chunk too)."""
-        self.answered += frame.height
-        self.update(errors=frame.height - frame["error"].null_count(), sent=0)
+    def answers(self, answers: int, errors: int) -> None:
+        """Count a batch of answers as it arrives from the judge (within a chunk too)."""
+        self.answered += answers
+        self.update(errors=errors, sent=0)
 
     def chunk_done(self, pairs: int, cached: int, not_judged: int) -> None:
         self.pairs_here += pairs

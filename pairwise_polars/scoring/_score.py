@@ -15,7 +15,7 @@ import polars as pl
 
 from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
-from pairwise_polars.engine._cached_map import lookup
+from pairwise_polars.engine._cached_map import Observe, lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
@@ -81,17 +81,17 @@ class Scoring:
     def plan(self) -> Plan:
         return count(self.prepared, self.hits(), self.prices)
 
-    async def score(
-        self, *, progress: bool = True, observe: Callable[[pl.DataFrame], None] | None = None
-    ) -> pl.DataFrame:
-        """The scored frame: one row per (pair, metric). ``observe`` sees each fresh result
-        frame as it arrives."""
+    async def score(self, *, progress: bool = True, observe: Observe | None = None) -> pl.DataFrame:
+        """The scored frame: one row per (pair, metric). ``observe`` is told of each batch of
+        fresh answers as it arrives (how many, how many of them error rows)."""
         prepared = self.prepared
         results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
         if not prepared.requests.is_empty():
+            # A chat judge's answers come as rows, made frames in large batches.
+            judge = prepared.judge
             results = await cached_map(
                 prepared.requests,
-                prepared.judge.judge,
+                getattr(judge, "judge_rows", None) or judge.judge,
                 self.store,
                 schema=RESULT_SCHEMA,
                 conform=conform_results,
