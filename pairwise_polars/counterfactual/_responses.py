@@ -289,7 +289,7 @@ async def _respond(
 ) -> pl.DataFrame:
     results = await cached_map(
         requests,
-        target.respond,
+        getattr(target, "respond_rows", None) or target.respond,
         store,
         schema=RESPONSE_SCHEMA,
         conform=lambda frame: _conform(frame, target),

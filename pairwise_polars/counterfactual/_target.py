@@ -3,7 +3,7 @@ OpenAI-compatible implementation on the judge's chat engine."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -128,12 +128,19 @@ class OpenAITarget(ChatEndpoint[TargetRequest]):
 
     async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
         """Answer every request; yield result frames as answers arrive (see :class:`Target`)."""
+        async with aclosing(self.respond_rows(requests)) as rows:
+            async for batch in rows:
+                yield pl.DataFrame(batch, schema=RESPONSE_SCHEMA)
+
+    async def respond_rows(
+        self, requests: pl.DataFrame
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """:meth:`respond`'s answers as lists of rows (dicts of RESPONSE_SCHEMA columns), as
+        they arrive: what the response map makes frames of in large batches."""
         items = map(TargetRequest._make, requests.select("key", "messages", "sample").iter_rows())
         async with aclosing(self._stream(items)) as stream:
             async for rows in stream:
-                yield pl.DataFrame(
-                    [_response_row(r, self.model) for r in rows], schema=RESPONSE_SCHEMA
-                )
+                yield [_response_row(r, self.model) for r in rows]
 
     def _body(
         self, chat: list[dict[str, str]], request: TargetRequest, state: RunState

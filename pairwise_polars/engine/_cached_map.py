@@ -56,9 +56,7 @@ async def cached_map(
     fresh answers as it arrives (after it is stored): a run's own progress counts them."""
     if hits is None:
         hits = lookup(store, requests, schema)
-    fresh: list[pl.DataFrame] = []
-    pending: list[pl.DataFrame] = []  # frames as they arrived, not yet joined into one chunk
-    rows: list[dict[str, Any]] = []  # rows as they arrived, not yet made a frame
+    fresh = _Fresh(store, schema, conform)
     misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
     bar = Progress(requests.height, label=label, enabled=progress)
     bar.update(done=hits.height, cached=hits.height)
@@ -67,28 +65,9 @@ async def cached_map(
             frames = send(misses)
             try:
                 # Per-batch work stays minimal: at 64 in flight a batch holds one or two answers.
+                counted = bar.enabled or observe is not None
                 async for batch in frames:
-                    if isinstance(batch, pl.DataFrame):
-                        frame = conform(batch)
-                        if store is not None:
-                            store.store(frame)  # as it arrives: a crash keeps what was paid for
-                        pending.append(frame)
-                        if len(pending) >= _FRAMES_PER_CHUNK:  # many tiny frames cost memory
-                            fresh.append(pl.concat(pending))
-                            pending = []
-                        answers = frame.height
-                        # Two polars calls a frame, made only when someone counts errors.
-                        counted = bar.enabled or observe is not None
-                        errors = answers - frame["error"].null_count() if counted else 0
-                    else:
-                        if store is not None:
-                            store.store_rows(batch)
-                        rows.extend(batch)
-                        if len(rows) >= _ROWS_PER_FRAME:
-                            pending.append(conform(pl.DataFrame(rows, schema=dict(schema))))
-                            rows = []
-                        answers = len(batch)
-                        errors = sum(row.get("error") is not None for row in batch)
+                    answers, errors = fresh.add(batch, counted)
                     if observe is not None:
                         observe(answers, errors)
                     bar.update(done=answers, errors=errors, sent=answers)
@@ -102,13 +81,10 @@ async def cached_map(
                     await close()
     finally:
         bar.close()
-    if rows:
-        pending.append(conform(pl.DataFrame(rows, schema=dict(schema))))
-    fresh.extend(pending)
     results = pl.concat(
         [
             hits.with_columns(cached=pl.lit(True)),
-            pl.concat(fresh or [hits.clear()]).with_columns(cached=pl.lit(False)),
+            fresh.frame(hits.clear()).with_columns(cached=pl.lit(False)),
         ]
     ).unique(subset="key", keep="first", maintain_order=True)
     lost = requests.select("key").join(results, on="key", how="anti")
@@ -121,6 +97,51 @@ async def cached_map(
         )
         results = pl.concat([results, lost], how="diagonal_relaxed")
     return results.select(*schema, "cached")
+
+
+class _Fresh:
+    """The answers as they arrive: each batch stored at once (a crash keeps what was paid for),
+    rows kept as rows until they make a frame, frames joined in chunks."""
+
+    def __init__(
+        self,
+        store: ResultTable | None,
+        schema: Mapping[str, pl.DataType],
+        conform: Callable[[pl.DataFrame], pl.DataFrame],
+    ) -> None:
+        self.store, self.schema, self.conform = store, dict(schema), conform
+        self.chunks: list[pl.DataFrame] = []
+        self.pending: list[pl.DataFrame] = []  # frames as they arrived, not yet one chunk
+        self.rows: list[dict[str, Any]] = []  # rows as they arrived, not yet a frame
+
+    def add(self, batch: Batch, counted: bool) -> tuple[int, int]:
+        """Store and keep a batch; its answers and error rows (errors counted if ``counted``)."""
+        if not isinstance(batch, pl.DataFrame):
+            if self.store is not None:
+                self.store.store_rows(batch)
+            self.rows.extend(batch)
+            if len(self.rows) >= _ROWS_PER_FRAME:
+                self._frame_rows()
+            return len(batch), sum(row.get("error") is not None for row in batch)
+        frame = self.conform(batch)
+        if self.store is not None:
+            self.store.store(frame)
+        self.pending.append(frame)
+        if len(self.pending) >= _FRAMES_PER_CHUNK:  # many tiny frames cost memory
+            self.chunks.append(pl.concat(self.pending))
+            self.pending = []
+        # Two polars calls a frame, made only when someone counts errors.
+        return frame.height, frame.height - frame["error"].null_count() if counted else 0
+
+    def _frame_rows(self) -> None:
+        self.pending.append(self.conform(pl.DataFrame(self.rows, schema=self.schema)))
+        self.rows = []
+
+    def frame(self, empty: pl.DataFrame) -> pl.DataFrame:
+        """Every answer kept, in the order they arrived (``empty`` when there is none)."""
+        if self.rows:
+            self._frame_rows()
+        return pl.concat(self.chunks + self.pending or [empty])
 
 
 def without_cache(error: JudgeError) -> JudgeError:

@@ -87,7 +87,8 @@ async def aread_outcomes(
     results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
     if not requests.is_empty():
         results = await cached_map(
-            requests, judge.judge, store, schema=RESULT_SCHEMA,
+            requests, getattr(judge, "judge_rows", None) or judge.judge, store,
+            schema=RESULT_SCHEMA,
             conform=lambda frame: frame.select(
                 [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
                  for c, t in RESULT_SCHEMA.items()]

@@ -4,6 +4,7 @@ the cache's contents and the counts a run's progress sees are those of the frame
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 
 import pairwise_polars as pp
 from pairwise_polars._schemas import RESULT_SCHEMA, result_frame
+from pairwise_polars.counterfactual import OpenAITarget
+from pairwise_polars.counterfactual._target import RESPONSE_SCHEMA
 from pairwise_polars.engine import JudgementCache, ResultTable, cached_map
 from pairwise_polars.scoring._prepare import prepare
 from pairwise_polars.scoring._results import conform_results
@@ -135,4 +138,23 @@ def test_a_chat_judges_rows_are_the_rows_of_its_frames() -> None:
         from_rows.height == requests.height and from_rows["error"].null_count() == requests.height
     )
     same = ["key", "raw_score", "reason", "raw_reply", "judge_model", "attempts"]
+    assert from_rows.select(same).sort("key").equals(from_frames.select(same).sort("key"))
+
+
+def test_a_targets_rows_are_the_rows_of_its_frames() -> None:
+    chats = [
+        json.dumps([{"role": "user", "content": f"Describe candidate {i}."}]) for i in range(9)
+    ]
+    requests = pl.DataFrame({"key": [f"k{i}" for i in range(9)], "messages": chats, "sample": 0})
+    with TestServer() as server:
+        target = OpenAITarget("m", base_url=server.base_url, api_key=KEY, max_concurrency=3)
+
+        async def both() -> tuple[pl.DataFrame, pl.DataFrame]:
+            rows = [r async for batch in target.respond_rows(requests) for r in batch]
+            frames = [f async for f in target.respond(requests)]
+            return pl.DataFrame(rows, schema=RESPONSE_SCHEMA), pl.concat(frames)
+
+        from_rows, from_frames = asyncio.run(both())
+    assert from_rows.height == 9 == from_rows["error"].null_count()
+    same = ["key", "output", "response_model", "attempts"]
     assert from_rows.select(same).sort("key").equals(from_frames.select(same).sort("key"))
