@@ -17,10 +17,12 @@ a time, and reads each reply's score:
   The Anthropic variants send their own bodies (the same messages in the other dialect): the
   body check compares each family with itself.
 
-Two diagnostics, off by default (``--diagnose``):
+Three diagnostics, off by default (``--diagnose``):
 
 - ``judge-only``: ``OpenAIJudge.judge(requests)`` consumed directly (the Judge protocol), without
   the scoring map around it: splits the map's overhead into the judge's and the map's;
+- ``map-cache``: ``map`` with the judgement cache in a new SQLite file (``cache=path``, as a run
+  with the default ``cache=True`` keeps it): each batch of answers stored as it arrives;
 - ``sdk-aiohttp-post``: the ``sdk-aiohttp`` loop calling the SDK's low-level
   ``client.post("/chat/completions", body=..., cast_to=ChatCompletion)``, which skips the SDK's
   per-request transform of the params (typed-dict walking) but keeps its transport, auth, error
@@ -49,7 +51,7 @@ TIMEOUT_S = 60.0
 _AUTH: Any = {"security": {"bearer_auth": True}}  # what the SDK's create() passes to post()
 VARIANTS = ("map", "map-sdk", "sdk-default", "sdk-aiohttp", "aiohttp", "map-anthropic",
             "aiohttp-anthropic")  # fmt: skip
-DIAGNOSTICS = ("judge-only", "sdk-aiohttp-post")
+DIAGNOSTICS = ("judge-only", "sdk-aiohttp-post", "map-cache")
 
 
 def request_body(chat: list[dict[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +107,11 @@ def _timed(run: Callable[[], Any]) -> dict[str, Any]:
 
 
 def run_map(
-    pairs_path: Path, base_url: str, concurrency: int, transport: str = "fast"
+    pairs_path: Path,
+    base_url: str,
+    concurrency: int,
+    transport: str = "fast",
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     import polars as pl
 
@@ -114,9 +120,12 @@ def run_map(
     pairs = pl.read_parquet(pairs_path)
     judge = pp.OpenAIJudge(MODEL, base_url=base_url, api_key=API_KEY, max_concurrency=concurrency,
                            transport=transport)  # type: ignore[arg-type]  # fmt: skip
+    if cache is not None:  # a new file each run: every request is sent, every answer stored
+        for stale in cache.parent.glob(cache.name + "*"):
+            stale.unlink()
 
     def run() -> tuple[int, int]:
-        out = pp.score_pairs(pairs, METRIC, judge=judge, cache=False, progress=False)
+        out = pp.score_pairs(pairs, METRIC, judge=judge, cache=cache or False, progress=False)
         ok = out.select(pl.col("score").is_not_null() & pl.col("error").is_null()).sum().item()
         return ok, out.height - ok
 
@@ -333,6 +342,8 @@ def run_variant(variant: str, work: Path, base_url: str, concurrency: int) -> di
     if variant in ("map", "map-sdk"):
         transport = "sdk" if variant == "map-sdk" else "fast"
         return run_map(work / "pairs.parquet", base_url, concurrency, transport)
+    if variant == "map-cache":
+        return run_map(work / "pairs.parquet", base_url, concurrency, cache=work / "cache.sqlite")
     if variant == "map-anthropic":
         return run_map_anthropic(work / "pairs.parquet", base_url, concurrency)
     if variant == "aiohttp-anthropic":

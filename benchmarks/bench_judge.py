@@ -14,7 +14,8 @@ outputs) become N unique judge requests, sent ``concurrency`` at a time by:
   the connection limits OpenAIJudge uses (C connections, all kept alive);
 - ``aiohttp``: a bare ``aiohttp`` loop posting the same JSON: the floor of Python client overhead.
 
-``--diagnose`` adds ``judge-only`` (``OpenAIJudge.judge`` without the map around it) and
+``--diagnose`` adds ``judge-only`` (``OpenAIJudge.judge`` without the map around it),
+``map-cache`` (the map storing its answers in a new SQLite cache, as a default run does) and
 ``sdk-aiohttp-post`` (the SDK loop through ``client.post``, skipping the SDK's params transform);
 see ``_judge_loops.py``. ``--variants wire`` (a diagnostic too) is the package's fast transport
 alone: OpenAIJudge's own session and headers posting the bodies encoded before the clock starts,
@@ -29,7 +30,7 @@ Usage (from the repository root)::
     python benchmarks/bench_judge.py                            # C = 8, 64, 256; 3,000 requests
     python benchmarks/bench_judge.py --requests 200 --repeats 1 # smoke check
     python benchmarks/bench_judge.py --profile 8 256            # plus cProfiles of the map
-    python benchmarks/bench_judge.py --diagnose                 # plus judge-only, sdk-aiohttp-post
+    python benchmarks/bench_judge.py --diagnose                 # plus the diagnostics
 
 ``--before DIR`` adds ``map-before``: the map of another copy of the package (e.g. a ``git
 archive`` of an older commit unpacked in DIR), run in the same interleaved loop, so before and
