@@ -55,6 +55,15 @@ def test_compiled_equals_jinja_on_random_text(
     assert render_messages(get_metric(name), data).to_list() == jinja(name, data)
 
 
+def test_every_escape_in_one_text_renders_as_jinja() -> None:
+    # More escapes than one pass of the compiled path takes: each character escaped once.
+    every = "".join(map(chr, range(0x20))) + '"\\ a\u2028'
+    data = frame([dict.fromkeys(VARIABLES, every), dict.fromkeys(VARIABLES, "plain")])
+    assert render_messages(get_metric("pairwise-bias"), data).to_list() == jinja(
+        "pairwise-bias", data
+    )
+
+
 def test_parameter_not_in_the_frame_renders_as_jinja() -> None:
     metric = get_metric("pairwise-demographic-bias", attribute_under_test="age <<<")
     data = frame([dict.fromkeys(VARIABLES, "x <<< y")]).drop("attribute_under_test")
