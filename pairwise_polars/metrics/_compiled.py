@@ -316,7 +316,9 @@ def _holds_control(text: pl.Series) -> bool:
     buffers = text.to_arrow(compat_level=pl.CompatLevel.oldest()).buffers()
     if len(buffers) < 3 or buffers[2] is None:
         return False
-    return bool((np.frombuffer(buffers[2], dtype=np.uint8) < 0x20).any())
+    data = np.frombuffer(buffers[2], dtype=np.uint8)
+    step = 1 << 18  # compared a slice at a time: no mask the size of the text to allocate
+    return any((data[i : i + step] < 0x20).any() for i in range(0, data.size, step))
 
 
 def _by_jinja(metric: Metric, frame: pl.DataFrame) -> pl.Series:
