@@ -144,28 +144,32 @@ def main() -> None:
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     variants = {"after": None} if args.before is None else {"before": args.before, "after": None}
     runs: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+    load_start = os.getloadavg()[0]
     for _ in range(args.repeats):
         for name, before in variants.items():
             runs[name].append(_run(pairs_path, args.calls, before))
     digests = {name: {json.dumps(r["digests"]) for r in rs} for name, rs in runs.items()}
-    print(f"{args.requests:,} pairs, {args.repeats} repeats x {args.calls} calls; "
-          f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"{args.requests:,} pairs, {args.repeats} repeats x {args.calls} calls; 1-minute "
+          f"load {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
     print("| variant | stage | first call, CPU ms | then, CPU ms (median) | us a request |")
     print("| --- | --- | ---: | ---: | ---: |")
     medians: dict[str, dict[str, float]] = {}
+    firsts: dict[str, dict[str, float]] = {}
     for name, rs in runs.items():
-        medians[name] = {}
+        medians[name], firsts[name] = {}, {}
         for stage in (*STAGES, "total"):
             values = [r["cpu"][stage] if stage != "total" else sum(r["cpu"].values()) for r in rs]
             cold = [r["first"][stage] if stage != "total" else sum(r["first"].values()) for r in rs]
             medians[name][stage] = statistics.median(values)
+            firsts[name][stage] = statistics.median(cold)
             ms, first = medians[name][stage] * 1000, statistics.median(cold) * 1000
             per = ms * 1000 / args.requests
             print(f"| {name} | {stage} | {first:.1f} | {ms:.1f} | {per:.1f} |")
     if "before" in medians:
         for stage in (*STAGES, "total"):
             ratio = medians["after"][stage] / medians["before"][stage]
-            print(f"after / before, {stage}: {ratio:.2f}")
+            first = firsts["after"][stage] / firsts["before"][stage]
+            print(f"after / before, {stage}: first call {first:.2f}, then {ratio:.2f}")
     same = len({d for ds in digests.values() for d in ds}) == 1
     print("outputs identical across variants and repeats:", same)
     if not same:
