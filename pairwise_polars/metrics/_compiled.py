@@ -36,7 +36,6 @@ from pairwise_polars.metrics._sandbox import MAX_TEXT
 
 _PY_WHITESPACE = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
 """What ``str.strip()`` removes (polars' default strips Rust's whitespace: not U+001C-U+001F)."""
-_WHITESPACE = pl.Series(list(_PY_WHITESPACE), dtype=pl.String)
 _JSON_ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
                  "\t": "\\t"}  # fmt: skip
 _JSON_ESCAPES |= {chr(c): f"\\u{c:04x}" for c in range(0x20) if chr(c) not in _JSON_ESCAPES}
@@ -290,7 +289,7 @@ def _stripped(text: pl.Series) -> pl.Series:
     """``text`` without Python's whitespace at either end: the column itself, not a copy,
     when no text starts or ends with it (a prompt's own words at both ends)."""
     ends = pl.concat([text.str.head(1), text.str.tail(1)])
-    if not ends.is_in(_WHITESPACE).any():
+    if not ends.is_in(list(_PY_WHITESPACE)).any():
         return text
     return text.str.strip_chars(_PY_WHITESPACE)
 
