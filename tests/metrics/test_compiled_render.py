@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pairwise_polars.metrics import compiles, get_metric, load_metric, metric_names, render_messages
+from pairwise_polars.metrics._compiled import _stripped
 
 VARIABLES = ("input_a", "input_b", "output_a", "output_b", "dimension", "attribute_a",
              "attribute_b")  # fmt: skip
@@ -53,6 +54,22 @@ def test_compiled_equals_jinja_on_random_text(
         rows = [{**r, "input_b": r["input_a"]} for r in rows]
     data = frame(rows)
     assert render_messages(get_metric(name), data).to_list() == jinja(name, data)
+
+
+def test_every_escape_in_one_text_renders_as_jinja() -> None:
+    # More escapes than one pass of the compiled path takes: each character escaped once.
+    every = "".join(map(chr, range(0x20))) + '"\\ a\u2028'
+    data = frame([dict.fromkeys(VARIABLES, every), dict.fromkeys(VARIABLES, "plain")])
+    assert render_messages(get_metric("pairwise-bias"), data).to_list() == jinja(
+        "pairwise-bias", data
+    )
+
+
+def test_whitespace_at_either_end_is_stripped_as_python_strips() -> None:
+    # No shipped template starts or ends with a variable; a template that did would show it.
+    texts = ["\x1c a \u2028", "\xa0b", "c\u3000", "\x85", "plain", ""]
+    assert _stripped(pl.Series(texts)).to_list() == [t.strip() for t in texts]
+    assert _stripped(pl.Series(["plain", "words"])).to_list() == ["plain", "words"]
 
 
 def test_parameter_not_in_the_frame_renders_as_jinja() -> None:

@@ -54,3 +54,15 @@ def test_keys_hashed_from_the_bytes_are_those_of_the_text() -> None:
     ]
     got = _request_keys(identity, metrics, names, pl.Series(texts, dtype=pl.String))
     assert got == expected
+
+
+def test_keys_of_messages_sharing_a_beginning_are_those_of_the_text() -> None:
+    # The shared beginning ends inside a character ("é" is two bytes) and the column is a
+    # slice of a longer one: each key is still the hash of its whole text.
+    metric = pp.get_metric("pairwise-bias")
+    texts = ["before", "[pré-é 1]", "[pré-è 2]", "[pré-é 1]", "[pré-", "after"]
+    column = pl.Series(texts, dtype=pl.String).slice(1, 4)
+    identity = json.dumps({"model": "m"}, sort_keys=True)
+    names = pl.Series([metric.name] * column.len())
+    expected = [_request_key(identity, metric, text) for text in texts[1:5]]
+    assert _request_keys(identity, [metric], names, column) == expected
