@@ -193,31 +193,28 @@ def _fraction_from(
     double arithmetic either way, so the same bits), without a numpy call's fixed cost."""
     c, d, h = state
     for i in range(start, 100_000):
-        converged = True
-        for numerator in fraction_numerators(i, a, b, x, qab, qap, qam):
-            c, d = lentz_step(numerator, c, d)
-            h = h * d * c
-            converged &= abs(d * c - 1) < _EPS
-        if converged:
+        c_odd, d_odd, c, d = lentz_term(i, a, b, x, qab, qap, qam, c, d)
+        h = h * d_odd * c_odd
+        h = h * d * c
+        if abs(d_odd * c_odd - 1) < _EPS and abs(d * c - 1) < _EPS:
             break
     return h
 
 
-def fraction_numerators(
-    i: int, a: float, b: float, x: float, qab: float, qap: float, qam: float
-) -> tuple[float, float]:
-    """The numerators of the incomplete beta's continued fraction at term ``i`` (``qab``,
-    ``qap``, ``qam``: ``a + b``, ``a + 1``, ``a - 1``), in Python floats."""
+def lentz_term(
+    i: int, a: float, b: float, x: float, qab: float, qap: float, qam: float, c: float, d: float
+) -> tuple[float, float, float, float]:
+    """Term ``i`` of the incomplete beta's continued fraction by modified Lentz's method, in
+    Python floats (``qab``, ``qap``, ``qam``: ``a + b``, ``a + 1``, ``a - 1``): ``c`` and ``d``
+    after its odd numerator, then after its even one, each kept off zero."""
     i2 = 2 * i
-    return (
-        i * (b - i) * x / ((qam + i2) * (a + i2)),
-        -(a + i) * (qab + i) * x / ((a + i2) * (qap + i2)),
-    )
-
-
-def lentz_step(numerator: float, c: float, d: float) -> tuple[float, float]:
-    """Modified Lentz's ``c`` and ``d`` after a numerator, each kept off zero."""
-    d = 1 + numerator * d
+    odd = i * (b - i) * x / ((qam + i2) * (a + i2))
+    even = -(a + i) * (qab + i) * x / ((a + i2) * (qap + i2))
+    d = 1 + odd * d
+    d_odd = 1 / (d if abs(d) > _TINY else _TINY)
+    c = 1 + odd / c
+    c_odd = c if abs(c) > _TINY else _TINY
+    d = 1 + even * d_odd
     d = 1 / (d if abs(d) > _TINY else _TINY)
-    c = 1 + numerator / c
-    return (c if abs(c) > _TINY else _TINY), d
+    c = 1 + even / c_odd
+    return c_odd, d_odd, (c if abs(c) > _TINY else _TINY), d

@@ -11,7 +11,7 @@ import math
 from functools import lru_cache
 from statistics import NormalDist
 
-from pairwise_polars.summary._beta import fraction_numerators, lentz_step
+from pairwise_polars.summary._beta import lentz_term
 
 _EPS = 1e-16
 _TINY = 1e-300
@@ -107,9 +107,9 @@ def _continued_fraction(a: float, b: float, x: float) -> float:
     d = 1 / (d if abs(d) > _TINY else _TINY)
     h = d
     for m in range(1, 10_000):
-        for numerator in fraction_numerators(m, a, b, x, qab, qap, qam):
-            c, d = lentz_step(numerator, c, d)
-            h *= d * c
+        c_odd, d_odd, c, d = lentz_term(m, a, b, x, qab, qap, qam, c, d)
+        h *= d_odd * c_odd
+        h *= d * c
         if abs(d * c - 1) < _EPS:
             break
     return h
