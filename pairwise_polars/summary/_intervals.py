@@ -116,14 +116,18 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     frame = _figures(summary, n, groups)
     estimates = {name: pl.col(f"__m_{name}") for name in (*RATES, MEAN)}
     p = 0.5 + confidence / 2
-    q_pairs, q_design = t_quantiles(frame, _PAIRS_DF, p), t_quantiles(frame, DESIGN_DF, p)
+    # Each t quantile a column the bounds read (inlined, polars planned its lookup again
+    # wherever a bound read it).
+    quantiles = {df: f"__q{df}" for df in (_PAIRS_DF, DESIGN_DF, f"__df_{MEAN}")}
+    frame = frame.with_columns(t_quantiles(frame, df, p).alias(q) for df, q in quantiles.items())
+    q_pairs, q_design = pl.col(quantiles[_PAIRS_DF]), pl.col(quantiles[DESIGN_DF])
     scored = pl.col("n_scored") > 0
     bounded = scored & (groups > 1)
     columns: list[pl.Expr] = [pl.when(scored).then(m).alias(name) for name, m in estimates.items()]
     for name, m in estimates.items():
         n_eff, worst_case = pl.col(f"__neff_{name}"), pl.col(f"__worst_{name}")
         if name == MEAN:
-            q = t_quantiles(frame, f"__df_{MEAN}", p)
+            q = pl.col(quantiles[f"__df_{MEAN}"])
             low, high = _wilson(m, n_eff, q)
             ok = bounded & q.is_not_null()
             columns += [
@@ -156,7 +160,11 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     )
     passes = [f"__{c}_{name}" for name in estimates for c in ("m", "neff", "worst")]
     return frame.drop(
-        f"__df_{MEAN}", _PAIRS_DF, *passes, *(f"__{c}_{r}" for r in RATES for c in "nxj")
+        f"__df_{MEAN}",
+        _PAIRS_DF,
+        *passes,
+        *quantiles.values(),
+        *(f"__{c}_{r}" for r in RATES for c in "nxj"),
     )
 
 
