@@ -32,7 +32,12 @@ from pairwise_polars.summary._ppi import (
 )
 from pairwise_polars.summary._slice_sums import ENGINE, per_slice
 from pairwise_polars.summary._stability_check import STABILITY
-from pairwise_polars.summary._sums import ERROR_KIND, check_score_type, error_sums, group_sums
+from pairwise_polars.summary._sums import (
+    ERROR_KIND,
+    check_score_type,
+    coded_group_sums,
+    error_sums,
+)
 from pairwise_polars.summary._thresholds import check_score_thresholds
 
 POSITION_COLUMNS = ("mean_position_gap", "position_flip_rate")
@@ -242,13 +247,9 @@ def aggregate_checked(
     keys = ["metric", *by]
     audited, scored_rows = is_audited(schema), frame
     frame = plain_rows(frame)  # a masked audit's rows give the judge's figures only
-    sums = group_sums(
-        frame,
-        keys,
-        group_by,
-        equivalence_threshold=equivalence_threshold,
-        divergence_threshold=divergence_threshold,
-    )
+    thresholds = (equivalence_threshold, divergence_threshold)
+    # With the keys' codes, which number the slices in ``per_slice``
+    sums = coded_group_sums(frame, keys, group_by, thresholds)
     if {LABEL, RAW_LABEL} <= set(schema.names()):
         labelled = label_sums(
             frame,

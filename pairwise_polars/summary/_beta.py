@@ -16,6 +16,8 @@ import numpy as np
 
 _EPS = 1e-15
 _TINY = 1e-300
+_FEW = 64
+"""Unconverged elements the continued fraction finishes one by one (see :func:`_fraction`)."""
 _lgamma = np.vectorize(math.lgamma, otypes=[float])
 
 
@@ -146,7 +148,9 @@ def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The incomplete beta's continued fraction (modified Lentz), element-wise; elements drop
     out as they converge (large shapes need about ``sqrt(max(a, b))`` terms). The unconverged
     elements are kept in arrays of their own, cut only when some converge: on a few elements
-    the numpy calls, not the arithmetic, are the time."""
+    the numpy calls, not the arithmetic, are the time, so once at most ``_FEW`` are left they
+    are finished one by one in Python floats (:func:`_fraction_from`: the same operations in
+    the same order, so the same bits)."""
     qab, qap, qam = a + b, a + 1, a - 1
     d = 1 - qab * x / qap
     d = 1 / np.where(np.abs(d) > _TINY, d, _TINY)
@@ -155,8 +159,10 @@ def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     ai, bi, xi, qabi, qapi, qami = a, b, x, qab, qap, qam
     ci, di, hi = np.ones_like(a), d, h.copy()
     for i in range(1, 100_000):
-        if idx.size == 0:
-            break
+        if idx.size <= _FEW:
+            state = (w.tolist() for w in (ai, bi, xi, qabi, qapi, qami, ci, di, hi))
+            h[idx] = [_fraction_from(i, *v) for v in zip(*state, strict=True)]
+            return h
         i2 = 2 * i
         converged = np.ones(idx.size, bool)
         for numerator in (
@@ -177,3 +183,38 @@ def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
             ci, di, hi = ci[keep], di[keep], hi[keep]
     h[idx] = hi  # any element still unconverged: its last value
     return h
+
+
+def _fraction_from(
+    start: int, a: float, b: float, x: float, qab: float, qap: float, qam: float, *state: float
+) -> float:
+    """One element of :func:`_fraction` from its term ``start`` on (``state``: its ``c``, ``d``
+    and ``h`` there), in Python floats: each operation is the numpy loop's, in its order (IEEE
+    double arithmetic either way, so the same bits), without a numpy call's fixed cost."""
+    c, d, h = state
+    for i in range(start, 100_000):
+        c_odd, d_odd, c, d = lentz_term(i, a, b, x, qab, qap, qam, c, d)
+        h = h * d_odd * c_odd
+        h = h * d * c
+        if abs(d_odd * c_odd - 1) < _EPS and abs(d * c - 1) < _EPS:
+            break
+    return h
+
+
+def lentz_term(
+    i: int, a: float, b: float, x: float, qab: float, qap: float, qam: float, c: float, d: float
+) -> tuple[float, float, float, float]:
+    """Term ``i`` of the incomplete beta's continued fraction by modified Lentz's method, in
+    Python floats (``qab``, ``qap``, ``qam``: ``a + b``, ``a + 1``, ``a - 1``): ``c`` and ``d``
+    after its odd numerator, then after its even one, each kept off zero."""
+    i2 = 2 * i
+    odd = i * (b - i) * x / ((qam + i2) * (a + i2))
+    even = -(a + i) * (qab + i) * x / ((a + i2) * (qap + i2))
+    d = 1 + odd * d
+    d_odd = 1 / (d if abs(d) > _TINY else _TINY)
+    c = 1 + odd / c
+    c_odd = c if abs(c) > _TINY else _TINY
+    d = 1 + even * d_odd
+    d = 1 / (d if abs(d) > _TINY else _TINY)
+    c = 1 + even / c_odd
+    return c_odd, d_odd, (c if abs(c) > _TINY else _TINY), d

@@ -68,6 +68,11 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     """Add ``control_mean_divergence``, ``excess_divergence`` and its ``_low`` / ``_high``
     bounds to a frame with one row per slice holding the excess sums (``_slice_sums``) and the
     bounds of the mean divergence."""
+    if not (summary["n_control_scored"] > 0).any():  # every figure is null without controls
+        nulls = (CONTROL_MEAN, EXCESS, f"{EXCESS}_low", f"{EXCESS}_high")
+        return _without_passes(summary).with_columns(
+            pl.lit(None, pl.Float64).alias(c) for c in nulls
+        )
     p = 0.5 + confidence / 2
     groups = pl.col("__excess_groups")
     frame = summary.with_columns(
@@ -127,7 +132,12 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
         excess.alias(EXCESS),
         pl.when(bounded).then(low.clip(-1.0, 1.0)).alias(f"{EXCESS}_low"),
         pl.when(bounded).then(high.clip(-1.0, 1.0)).alias(f"{EXCESS}_high"),
-    ).drop(c for c in frame.columns if c.startswith(("__excess", "__control")))
+    ).pipe(_without_passes)
+
+
+def _without_passes(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` without the excess sums and the passes over them."""
+    return frame.drop(c for c in frame.columns if c.startswith(("__excess", "__control")))
 
 
 def _worst_case_sums(

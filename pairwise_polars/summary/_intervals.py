@@ -116,14 +116,18 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     frame = _figures(summary, n, groups)
     estimates = {name: pl.col(f"__m_{name}") for name in (*RATES, MEAN)}
     p = 0.5 + confidence / 2
-    q_pairs, q_design = t_quantiles(frame, _PAIRS_DF, p), t_quantiles(frame, DESIGN_DF, p)
+    # Each t quantile a column the bounds read (inlined, polars planned its lookup again
+    # wherever a bound read it).
+    quantiles = {df: f"__q{df}" for df in (_PAIRS_DF, DESIGN_DF, f"__df_{MEAN}")}
+    frame = frame.with_columns(t_quantiles(frame, df, p).alias(q) for df, q in quantiles.items())
+    q_pairs, q_design = pl.col(quantiles[_PAIRS_DF]), pl.col(quantiles[DESIGN_DF])
     scored = pl.col("n_scored") > 0
     bounded = scored & (groups > 1)
     columns: list[pl.Expr] = [pl.when(scored).then(m).alias(name) for name, m in estimates.items()]
     for name, m in estimates.items():
         n_eff, worst_case = pl.col(f"__neff_{name}"), pl.col(f"__worst_{name}")
         if name == MEAN:
-            q = t_quantiles(frame, f"__df_{MEAN}", p)
+            q = pl.col(quantiles[f"__df_{MEAN}"])
             low, high = _wilson(m, n_eff, q)
             ok = bounded & q.is_not_null()
             columns += [
@@ -156,7 +160,11 @@ def with_intervals(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
     )
     passes = [f"__{c}_{name}" for name in estimates for c in ("m", "neff", "worst")]
     return frame.drop(
-        f"__df_{MEAN}", _PAIRS_DF, *passes, *(f"__{c}_{r}" for r in RATES for c in "nxj")
+        f"__df_{MEAN}",
+        _PAIRS_DF,
+        *passes,
+        *quantiles.values(),
+        *(f"__{c}_{r}" for r in RATES for c in "nxj"),
     )
 
 
@@ -175,12 +183,29 @@ def _figures(summary: pl.DataFrame, n: pl.Expr, groups: pl.Expr) -> pl.DataFrame
         (n - 1).alias(_PAIRS_DF),
         *(m.alias(f"__m_{name}") for name, m in estimates.items()),
     )
+    # Each figure's worst case, observed effective n and which one holds, then the effective n
+    # from those columns (inlined, polars planned each again where the effective n reads it).
     passes: list[pl.Expr] = []
     for name in estimates:
         m = pl.col(f"__m_{name}")
-        n_eff, worst_case = _effective_n(name, m, m * (1 - m))
-        passes += [n_eff.alias(f"__neff_{name}"), worst_case.alias(f"__worst_{name}")]
-    return frame.with_columns(passes)
+        worst, observed, worst_case = _effective_n(name, m, m * (1 - m))
+        passes += [
+            worst.alias(f"__wn_{name}"),
+            observed.alias(f"__on_{name}"),
+            worst_case.alias(f"__worst_{name}"),
+        ]
+    n_eff = [
+        pl.when(pl.col(f"__worst_{name}"))
+        .then(pl.col(f"__wn_{name}"))
+        .otherwise(pl.col(f"__on_{name}"))
+        .alias(f"__neff_{name}")
+        for name in estimates
+    ]
+    return (
+        frame.with_columns(passes)
+        .with_columns(n_eff)
+        .drop(f"__{c}_{name}" for name in estimates for c in ("wn", "on"))
+    )
 
 
 def beta_bounds_of(
@@ -242,10 +267,11 @@ def _carriers(m: pl.Expr, total: pl.Expr, n: pl.Expr, name: str) -> pl.Expr:
     return pl.when(m <= 0.5).then(total * total / x2).otherwise(rest * rest / rest2)
 
 
-def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """The effective sample size of ``m``: ``m(1-m) / max(V, s^2 / N)``, the worst case
-    ``N^2 / sum n_g^2`` without spread, and at most that when few groups carry the rarer side;
-    and whether the worst case is what it is."""
+def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """What the effective sample size of ``m`` is chosen from: the worst case ``N^2 / sum
+    n_g^2``, the observed ``m(1-m) / max(V, s^2 / N)``, and whether the worst case is what it
+    is (without spread, or when few groups carry the rarer side and it is at most the
+    observed one)."""
     n = pl.col("n_scored").cast(pl.Float64)
     groups = pl.col("n_groups")
     pair_variance = binomial
@@ -265,7 +291,7 @@ def _effective_n(name: str, m: pl.Expr, binomial: pl.Expr) -> tuple[pl.Expr, pl.
     carriers = _carriers(m, pl.col(name_total(name)), n, name)
     few = carriers.fill_nan(0.0).fill_null(0.0) < CARRIERS[name != MEAN]
     worst_case = ~spread | (few & (worst <= observed))
-    return pl.when(worst_case).then(worst).otherwise(observed), worst_case
+    return worst, observed, worst_case
 
 
 def _wilson(m: pl.Expr, n_eff: pl.Expr, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

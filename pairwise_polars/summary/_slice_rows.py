@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from pairwise_polars.summary._sums import CODE
+
 SLICE = "__pairwise_slice"
 """The column of :attr:`SliceRows.rows` numbering each row's slice."""
 
@@ -35,7 +37,8 @@ class SliceRows:
         """``rows`` in one order, each slice's together: by the slice and the group when they
         name one row each (``unique``: known to; else checked), else by every column."""
         code, slices = _slice_code(rows, keys)
-        coded = rows.with_columns(pl.Series(SLICE, code))
+        coded = rows.drop(c for c in rows.columns if c.startswith(CODE))
+        coded = coded.with_columns(pl.Series(SLICE, code))
         unique = unique or _unique(coded, groups)
         group = coded[groups[0]] if len(groups) == 1 else None
         order = None
@@ -120,7 +123,8 @@ def _slice_code(rows: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
     another for others) and a bound on the numbers. Only which rows share a slice matters:
     each slice's sums run over its rows in the group's order wherever the slice sits among the
     others. Text keys by their codes in a categorical of their own (a third of the time of
-    ranking the texts), other keys by their rank."""
+    ranking the texts), or by the codes ``rows`` has from
+    :func:`~pairwise_polars.summary._sums.coded_group_sums`; other keys by their rank."""
     if not keys:
         return np.zeros(rows.height, np.int64), 1
     texts = _text_code(rows, keys) if all(rows.schema[k] == pl.String for k in keys) else None
@@ -135,7 +139,11 @@ def _text_code(rows: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, int] | 
     ``None`` when the numbers would not fit an int64."""
     code, size = np.zeros(rows.height, np.int64), 1
     for k in keys:
-        text = pl.col(k).cast(pl.Categorical(pl.Categories.random())).to_physical()
+        text = (
+            pl.col(CODE + k)  # the codes the rows were grouped by: read, not made again
+            if CODE + k in rows.columns
+            else pl.col(k).cast(pl.Categorical(pl.Categories.random())).to_physical()
+        )
         values = rows.select((text.cast(pl.Int64) + 1).fill_null(0)).to_series().to_numpy()
         span = int(values.max(initial=0)) + 1
         if size * span >= 2**62:

@@ -22,12 +22,13 @@ places the rows or on its threads.
 from __future__ import annotations
 
 import polars as pl
+import polars.selectors as cs
 
 from pairwise_polars.summary._excess import attach_controls
 from pairwise_polars.summary._intervals import DESIGN_DF, MEAN, SIZE_SQ
 from pairwise_polars.summary._ppi import LABEL_SUM_COLUMNS, attach_control_labels, ppi_sums
 from pairwise_polars.summary._slice_rows import SliceRows
-from pairwise_polars.summary._sums import CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
+from pairwise_polars.summary._sums import CODE, CONTROL_SUMS, SCORED_SUMS, SUM_COLUMNS
 
 ENGINE = "in-memory"
 """The engine of the collects before the sums: the in-memory one (the streaming engine adds
@@ -49,12 +50,12 @@ def per_slice(
     their groups first): what the intervals, PPI and excess figures are computed from.
     ``one_row_per_group``: the sums are known to hold one row per slice and group."""
     known = {*keys, *SUM_COLUMNS, *LABEL_SUM_COLUMNS}
-    groups = [c for c in collected.columns if c not in known]
+    groups = [c for c in collected.columns if c not in known and not c.startswith(CODE)]
     rows = collected
     # The group column: controls are the noise of their group (nothing to attach without any:
     # the join would only copy zeros).
     if len(groups) == 1 and collected["n_control"].sum() > 0:
-        attached = rows.lazy()
+        attached = rows.lazy().select(~cs.starts_with(CODE))  # the keys are coded again
         if labelled:  # before the judge's: it drops slice rows of control pairs alone
             attached = attach_control_labels(attached, keys, groups[0])
         rows = attach_controls(attached, keys, groups[0]).collect(engine=ENGINE)

@@ -11,6 +11,8 @@ import math
 from functools import lru_cache
 from statistics import NormalDist
 
+from pairwise_polars.summary._beta import lentz_term
+
 _EPS = 1e-16
 _TINY = 1e-300
 _LARGE_DF = 1e5
@@ -105,16 +107,9 @@ def _continued_fraction(a: float, b: float, x: float) -> float:
     d = 1 / (d if abs(d) > _TINY else _TINY)
     h = d
     for m in range(1, 10_000):
-        m2 = 2 * m
-        for numerator in (
-            m * (b - m) * x / ((qam + m2) * (a + m2)),
-            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > _TINY else _TINY)
-            c = 1 + numerator / c
-            c = c if abs(c) > _TINY else _TINY
-            h *= d * c
+        c_odd, d_odd, c, d = lentz_term(m, a, b, x, qab, qap, qam, c, d)
+        h *= d_odd * c_odd
+        h *= d * c
         if abs(d * c - 1) < _EPS:
             break
     return h

@@ -35,7 +35,9 @@ ERROR_KIND = "error_kind"
 PAIR_KIND = "pair_kind"
 _CF, _SCORE, _CONTROL = "__pairwise_cf", "__pairwise_cf_score", "__pairwise_control_score"
 _RAW = "__pairwise_score"
-_CODE = "__pairwise_code_"
+_ERROR = "__pairwise_error"
+CODE = "__pairwise_code_"
+"""The prefix of :func:`code_columns`."""
 ERROR_KIND_LENGTH = 120
 _SCALE = 2.0**96  # a group of up to 2^31 scores of 1 fits an Int128
 
@@ -79,6 +81,17 @@ def group_sums(
     The sums of scores are exact (see :func:`exact_sum`): the same to the last bit whatever
     order a group's rows come in, and on either engine.
     """
+    thresholds = (equivalence_threshold, divergence_threshold)
+    return coded_group_sums(frame, keys, group_by, thresholds).select(*keys, group_by, *SUM_COLUMNS)
+
+
+def coded_group_sums(
+    frame: pl.LazyFrame, keys: Sequence[str], group_by: str, thresholds: tuple[float, float]
+) -> pl.LazyFrame:
+    """:func:`group_sums` (``thresholds``: the equivalence and divergence thresholds) and,
+    after its columns, each text key's code (:func:`code_columns`), for a summary that numbers
+    its slices from them instead of coding the texts again."""
+    equivalence_threshold, divergence_threshold = thresholds
     schema = frame.collect_schema()
     # A signed metric's score (pairwise-favour, in [-1, 1]) diverges by its size.
     score = pl.col("score").cast(pl.Float64).abs()
@@ -102,6 +115,7 @@ def group_sums(
         frame,
         keys,
         group_by,
+        codes=True,
         n_pairs=(cf.sum() if cf is not None else pl.len()).cast(pl.Int64),
         n_scored=counted.is_not_null().sum().cast(pl.Int64),
         n_errors=(error if cf is None else error & cf).sum().cast(pl.Int64),
@@ -121,29 +135,45 @@ def group_sums(
     return sums.with_columns(
         pl.lit(v, pl.Float64 if isinstance(v, float) else pl.Int64).alias(c)
         for c, v in zeros.items()
-    ).select(*keys, group_by, *SUM_COLUMNS)
+    ).select(*keys, group_by, *SUM_COLUMNS, *code_columns(keys, schema))
 
 
 def per_group(
-    frame: pl.LazyFrame, keys: Sequence[str], group_by: str, **sums: pl.Expr
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    group_by: str,
+    *,
+    codes: bool = False,
+    **sums: pl.Expr,
 ) -> pl.LazyFrame:
     """``frame.group_by([*keys, group_by]).agg(**sums)``: the same rows, columns and types,
     grouped by whole numbers where it can: each text key by its code in a categorical of its
     own (the code names one text, so the groups are the same), its text taken back from the
     group's first row. Hashing each row's texts cost more than the sums (about 0.1 s of 0.25
-    at 1M rows, two text keys)."""
+    at 1M rows, two text keys). With ``codes``, the codes follow (:func:`code_columns`)."""
     schema = frame.collect_schema()
     texts = [k for k in keys if schema[k] == pl.String]
     if not texts:
         return frame.group_by([*keys, group_by]).agg(**sums)
-    codes = [pl.col(k).to_physical().alias(_CODE + k) for k in texts]
+    coded = code_columns(texts, schema)
     return (
         frame.with_columns(pl.col(k).cast(pl.Categorical(pl.Categories.random())) for k in texts)
-        .group_by(*(k for k in keys if k not in texts), group_by, *codes)
+        .group_by(
+            *(k for k in keys if k not in texts),
+            group_by,
+            *(pl.col(k).to_physical().alias(c) for k, c in zip(texts, coded, strict=True)),
+        )
         .agg(pl.col(texts).first(), **sums)
-        .select(*keys, group_by, *sums)  # the group_by's column order
+        .select(*keys, group_by, *sums, *(coded if codes else ()))  # the group_by's order
         .with_columns(pl.col(texts).cast(pl.String))
     )
+
+
+def code_columns(keys: Sequence[str], schema: pl.Schema) -> list[str]:
+    """The columns :func:`coded_group_sums` adds: one per text key (a String column of
+    ``schema``), its code in the categorical the rows were grouped by (null for a null key):
+    the same code for the same text, another for another."""
+    return [CODE + k for k in keys if schema[k] == pl.String]
 
 
 def exact_sum(value: pl.Expr) -> pl.Expr:
@@ -190,7 +220,7 @@ def error_sums(frame: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
             schema={**{k: schema[k] for k in keys}, ERROR_KIND: pl.String, "n": pl.Int64}
         )
     kind = (
-        pl.col("error")
+        pl.col(_ERROR)
         .cast(pl.String)
         .str.replace_all(r"\d+(\.\d+)?", "N")
         .str.slice(0, ERROR_KIND_LENGTH)
@@ -199,7 +229,10 @@ def error_sums(frame: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     counterfactual = pl.col("error").is_not_null()
     if PAIR_KIND in schema:
         counterfactual &= ~pl.col(PAIR_KIND).cast(pl.String).eq_missing("control")
-    return frame.filter(counterfactual).group_by([*keys, kind]).agg(n=pl.len().cast(pl.Int64))
+    # Counted by error text first, so each distinct text is read as a kind once, not each row
+    # (the pattern's replacement was most of the time when many rows share a few texts).
+    texts = frame.filter(counterfactual).group_by(*keys, pl.col("error").alias(_ERROR))
+    return texts.agg(n=pl.len()).group_by([*keys, kind]).agg(n=pl.col("n").sum().cast(pl.Int64))
 
 
 def merge_sums(parts: Iterable[pl.LazyFrame | pl.DataFrame], keys: Sequence[str]) -> pl.LazyFrame:
