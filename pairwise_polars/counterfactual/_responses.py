@@ -21,6 +21,7 @@ from pairwise_polars.counterfactual._target import (
     RESPONSE_SCHEMA,
     OpenAITarget,
     Target,
+    answers_of,
 )
 from pairwise_polars.engine import cache_session, sync_twin
 from pairwise_polars.engine._cached_map import cached_map
@@ -289,7 +290,7 @@ async def _respond(
 ) -> pl.DataFrame:
     results = await cached_map(
         requests,
-        getattr(target, "respond_rows", None) or target.respond,
+        answers_of(target),
         store,
         schema=RESPONSE_SCHEMA,
         conform=lambda frame: _conform(frame, target),

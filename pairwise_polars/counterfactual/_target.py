@@ -3,7 +3,7 @@ OpenAI-compatible implementation on the judge's chat engine."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -11,6 +11,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import polars as pl
 
 from pairwise_polars._errors import OptionError
+from pairwise_polars.engine._cached_map import Batch
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import (
     chat_body,
@@ -187,3 +188,12 @@ def _response_row(row: dict[str, Any], model: str) -> dict[str, Any]:
     # The engine labels its own failure rows with judge_model.
     row.setdefault("response_model", row.pop("judge_model", None) or model)
     return row
+
+
+def answers_of(target: Target) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]:
+    """How the response map reads a target's answers: an OpenAITarget's rows
+    (:meth:`OpenAITarget.respond_rows`), unless its class overrides ``respond`` (then its
+    frames, so what the override does is kept); any other target's frames."""
+    if isinstance(target, OpenAITarget) and type(target).respond is OpenAITarget.respond:
+        return target.respond_rows
+    return target.respond

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
 import polars as pl
 
 from pairwise_polars._schemas import result_frame
+from pairwise_polars.engine._cached_map import Batch
 from pairwise_polars.engine._endpoint import ChatEndpoint
-from pairwise_polars.judges._protocol import JudgeTraits
+from pairwise_polars.judges._protocol import Judge, JudgeTraits
 from pairwise_polars.judges._verdict import JudgeRequest
 
 
@@ -57,3 +58,12 @@ class ChatJudge(ChatEndpoint[JudgeRequest]):
         async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
             async for results in stream:
                 yield results
+
+
+def answers_of(judge: Judge) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]:
+    """How the scoring map reads a judge's answers: a chat judge's rows (:meth:`ChatJudge.
+    judge_rows`), unless its class overrides ``judge`` (then its frames, so what the override
+    does is kept); any other judge's frames."""
+    if isinstance(judge, ChatJudge) and type(judge).judge is ChatJudge.judge:
+        return judge.judge_rows
+    return judge.judge

@@ -18,6 +18,7 @@ import polars as pl
 from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import cache_session, cached_map, run_sync
 from pairwise_polars.judges import Judge, traits_of
+from pairwise_polars.judges._chat_judge import answers_of
 from pairwise_polars.judges._parse import ReplyError, parse_judgement
 from pairwise_polars.metrics import Metric
 from pairwise_polars.outcome._heuristic import OUTCOME_COLUMNS, OUTCOME_SCHEMA
@@ -87,8 +88,7 @@ async def aread_outcomes(
     results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
     if not requests.is_empty():
         results = await cached_map(
-            requests, getattr(judge, "judge_rows", None) or judge.judge, store,
-            schema=RESULT_SCHEMA,
+            requests, answers_of(judge), store, schema=RESULT_SCHEMA,
             conform=lambda frame: frame.select(
                 [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
                  for c, t in RESULT_SCHEMA.items()]

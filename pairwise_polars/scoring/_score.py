@@ -17,6 +17,7 @@ from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
 from pairwise_polars.engine._cached_map import Observe, lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
+from pairwise_polars.judges._chat_judge import answers_of
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import Metric
@@ -87,11 +88,9 @@ class Scoring:
         prepared = self.prepared
         results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
         if not prepared.requests.is_empty():
-            # A chat judge's answers come as rows, made frames in large batches.
-            judge = prepared.judge
             results = await cached_map(
                 prepared.requests,
-                getattr(judge, "judge_rows", None) or judge.judge,
+                answers_of(prepared.judge),  # a chat judge's as rows, made frames in batches
                 self.store,
                 schema=RESULT_SCHEMA,
                 conform=conform_results,

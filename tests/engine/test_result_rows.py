@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import pairwise_polars as pp
 from pairwise_polars._schemas import RESULT_SCHEMA, result_frame
-from pairwise_polars.counterfactual import OpenAITarget
+from pairwise_polars.counterfactual import OpenAITarget, collect_responses
 from pairwise_polars.counterfactual._target import RESPONSE_SCHEMA
 from pairwise_polars.engine import JudgementCache, ResultTable, cached_map
 from pairwise_polars.scoring._prepare import prepare
@@ -158,3 +158,30 @@ def test_a_targets_rows_are_the_rows_of_its_frames() -> None:
     assert from_rows.height == 9 == from_rows["error"].null_count()
     same = ["key", "output", "response_model", "attempts"]
     assert from_rows.select(same).sort("key").equals(from_frames.select(same).sort("key"))
+
+
+class MarkedJudge(pp.OpenAIJudge):
+    """A user's judge that post-processes its frames: the map must read it through them."""
+
+    async def judge(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
+        async for frame in super().judge(requests):
+            yield frame.with_columns(reason=pl.lit("marked"))
+
+
+class MarkedTarget(OpenAITarget):
+    async def respond(self, requests: pl.DataFrame) -> AsyncIterator[pl.DataFrame]:
+        async for frame in super().respond(requests):
+            yield frame.with_columns(output=pl.lit("marked"))
+
+
+def test_a_subclass_that_overrides_judge_or_respond_is_read_through_it() -> None:
+    pairs = pp.form_pairs(jobs(groups=3))
+    rows = pl.DataFrame({"group_id": ["g1", "g1"], "role": ["reference", "variant"],
+                         "dimension": "gender", "input": ["He asks.", "She asks."]})  # fmt: skip
+    with TestServer() as server:
+        judge = MarkedJudge("m", base_url=server.base_url, api_key=KEY, max_concurrency=2)
+        scored = pp.score_pairs(pairs, judge=judge, cache=False, progress=False)
+        target = MarkedTarget("m", base_url=server.base_url, api_key=KEY, max_concurrency=2)
+        answered = collect_responses(rows, target, cache=False, progress=False)
+    assert scored.height == pairs.height and scored["reason"].to_list() == ["marked"] * pairs.height
+    assert answered["output"].to_list() == ["marked", "marked"]
