@@ -73,6 +73,11 @@ def with_excess(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
         return _without_passes(summary).with_columns(
             pl.lit(None, pl.Float64).alias(c) for c in nulls
         )
+    return _excess_columns(summary, confidence)
+
+
+def _excess_columns(summary: pl.DataFrame, confidence: float) -> pl.DataFrame:
+    """:func:`with_excess` of a frame where some slice has a scored control pair."""
     p = 0.5 + confidence / 2
     groups = pl.col("__excess_groups")
     frame = summary.with_columns(
