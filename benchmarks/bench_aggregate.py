@@ -13,9 +13,11 @@ group in one of 7 dimensions, 2% errors); ``by=["dimension"]`` and ``by=[]``, me
 
 ``--before DIR`` (a checkout of an older commit) runs this tree's package and that one's in
 fresh processes, alternated, ``--repeats`` processes each: per process the CPU seconds of the
-floor and of ``aggregate`` (median of 3 calls after a warm-up) and the transient memory of its
-first call (peak resident memory during the call minus before it: the peak is reset through
-``/proc/self/clear_refs``, Linux).
+floor and of ``aggregate`` (median of 5 alternated calls after a warm-up) and the transient
+memory of its first call (peak resident memory during the call minus before it: the peak is
+reset through ``/proc/self/clear_refs``, Linux). The table gives the medians over processes and,
+paired, the median and range of each process's own ratio (a process's floor moves by up to 40%
+from one process to the next; its own ratio moves less).
 
     python benchmarks/bench_aggregate.py --rows 1000000 --repeats 3 --before DIR
 
@@ -148,7 +150,7 @@ def child(
     pp.aggregate(frame, by=by)
     transient = _status_mib("VmHWM") - before
     floor, mine = [], []
-    for _ in range(3):  # alternated, after the warm-up above (and one of the floor)
+    for _ in range(5):  # alternated, after the warm-up above (and one of the floor)
         if not floor:
             two_stage_floor(frame, by)
         for times, call in ((floor, two_stage_floor), (mine, pp.aggregate)):
@@ -205,8 +207,11 @@ def before_after(
         f"polars {pl.__version__}; "
         f"1-min load {os.getloadavg()[0]:.1f}"
     )
-    print("| by | tree | floor CPU s | aggregate CPU s | aggregate / floor | transient MiB |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    print(
+        "| by | tree | floor CPU s | aggregate CPU s | aggregate / floor "
+        "| paired: median [range] per process | transient MiB |"
+    )
+    print("| --- | --- | ---: | ---: | ---: | --- | ---: |")
     for by in ("dimension", ""):
         got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         for repeat in range(repeats):
@@ -223,8 +228,10 @@ def before_after(
             floor, mine, transient = (
                 statistics.median(r[k] for r in runs) for k in ("floor", "aggregate", "transient")
             )
+            paired = [r["aggregate"] / r["floor"] for r in runs]  # each process's own ratio
             print(
                 f"| {by or '(overall)'} | {name} | {floor:.3f} | {mine:.3f} | {mine / floor:.2f}x "
+                f"| {statistics.median(paired):.2f}x [{min(paired):.2f}-{max(paired):.2f}] "
                 f"| {transient:.0f} |"
             )
     print(f"1-min load at the end {os.getloadavg()[0]:.1f}")
