@@ -434,14 +434,17 @@ def profile_lines(prof: dict[str, Any]) -> list[str]:
 
 
 def write_results(text: str) -> None:
-    """Replace (or append) this benchmark's section, leaving the others as they are."""
+    """Replace (or append) this benchmark's section (its text up to the next heading), leaving
+    the others and its own subsections as they are."""
     current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
     lines = current.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() == SECTION), None)
     if start is None:
         new = current.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
     else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+        # Up to the next heading: the subsections below it (earlier passes' records) stay.
+        headings = ("## ", "### ")
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(headings)),
                    len(lines))  # fmt: skip
         before = "\n".join(lines[:start]).rstrip("\n")
         after = "\n".join(lines[end:])
