@@ -7,7 +7,7 @@ error row: nothing is lost, nothing is guessed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import polars as pl
@@ -15,7 +15,6 @@ import polars as pl
 from pairwise_polars._errors import Fix, JudgeError
 from pairwise_polars.engine._cache import ResultTable
 from pairwise_polars.engine._progress import Progress
-from pairwise_polars.engine._read_ahead import ReadAhead
 
 CACHED = "results so far are cached"
 """What a stopping error says of the answers already received, when a cache keeps them."""
@@ -63,91 +62,32 @@ async def cached_map(
     bar.update(done=hits.height, cached=hits.height)
     try:
         if not misses.is_empty():
-            await _receive(send(misses), fresh, bar, observe)
+            frames = send(misses)
+            try:
+                # Per-batch work stays minimal: at 64 in flight a batch holds one or two answers.
+                counted = bar.enabled or observe is not None
+                async for batch in frames:
+                    answers, errors = fresh.add(batch, counted)
+                    if observe is not None:
+                        observe(answers, errors)
+                    bar.update(done=answers, errors=errors, sent=answers)
+            except JudgeError as exc:
+                if store is None:  # the run stops, and nothing it received was kept
+                    raise without_cache(exc) from None
+                raise
+            finally:  # close the sender here, not when the loop is gone (its connections)
+                close = getattr(frames, "aclose", None)
+                if close is not None:
+                    await close()
     finally:
         bar.close()
-    return _gathered(requests["key"], hits, fresh, lost_error, lost_columns)
-
-
-async def streamed_map(
-    chunks: Iterator[pl.DataFrame],
-    send: Callable[[Iterable[pl.DataFrame]], AsyncIterator[Batch]],
-    store: ResultTable | None,
-    *,
-    expected: int,
-    schema: Mapping[str, pl.DataType],
-    conform: Callable[[pl.DataFrame], pl.DataFrame],
-    label: str,
-    progress: bool,
-    lost_error: str,
-    lost_columns: Mapping[str, Any] | None = None,
-    observe: Observe | None = None,
-) -> pl.DataFrame:
-    """:func:`cached_map` over requests made while earlier ones are sent: ``chunks`` yields
-    request frames, their keys unique across them, each made when asked for; ``send`` takes
-    the misses as an iterable of frames, made ahead in the event loop's idle moments
-    (``engine/_read_ahead.py``). Each chunk is looked up in the cache as it is made. A chunk
-    that fails to be made stops the sending, and its error is raised once the requests in
-    flight are in. ``expected``: how many requests at most (the progress total)."""
-    bar = Progress(expected, label=label, enabled=progress)
-
-    def cached(n: int) -> None:
-        bar.update(done=n, cached=n)
-
-    ahead = ReadAhead(chunks, lambda chunk: lookup(store, chunk, schema), cached)
-    fresh = _Fresh(store, schema, conform)
-    try:
-        if ahead.has_misses():
-            async with ahead.filling():
-                await _receive(send(ahead), fresh, bar, observe)
-        ahead.check()
-        bar.total = ahead.n_requests  # two requests may have rendered alike
-    finally:
-        bar.close()
-    keys = pl.concat(ahead.keys) if ahead.keys else pl.Series("key", [], pl.String)
-    hits = pl.concat(ahead.hits) if ahead.hits else pl.DataFrame(schema=dict(schema))
-    return _gathered(keys, hits, fresh, lost_error, lost_columns)
-
-
-async def _receive(
-    frames: AsyncIterator[Batch], fresh: _Fresh, bar: Progress, observe: Observe | None
-) -> None:
-    """Store and keep each batch of answers as it arrives; the sender closed here, not when
-    the loop is gone (its connections)."""
-    try:
-        # Per-batch work stays minimal: at 64 in flight a batch holds one or two answers.
-        counted = bar.enabled or observe is not None
-        async for batch in frames:
-            answers, errors = fresh.add(batch, counted)
-            if observe is not None:
-                observe(answers, errors)
-            bar.update(done=answers, errors=errors, sent=answers)
-    except JudgeError as exc:
-        if fresh.store is None:  # the run stops, and nothing it received was kept
-            raise without_cache(exc) from None
-        raise
-    finally:
-        close = getattr(frames, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _gathered(
-    keys: pl.Series,
-    hits: pl.DataFrame,
-    fresh: _Fresh,
-    lost_error: str,
-    lost_columns: Mapping[str, Any] | None,
-) -> pl.DataFrame:
-    """The hits and the fresh answers, one row per key, and an error row for each request
-    the sender never answered."""
     results = pl.concat(
         [
             hits.with_columns(cached=pl.lit(True)),
             fresh.frame(hits.clear()).with_columns(cached=pl.lit(False)),
         ]
     ).unique(subset="key", keep="first", maintain_order=True)
-    lost = keys.to_frame("key").join(results, on="key", how="anti")
+    lost = requests.select("key").join(results, on="key", how="anti")
     if not lost.is_empty():
         lost = lost.with_columns(
             error=pl.lit(lost_error),
@@ -156,7 +96,7 @@ def _gathered(
             **{name: pl.lit(value) for name, value in (lost_columns or {}).items()},
         )
         results = pl.concat([results, lost], how="diagonal_relaxed")
-    return results.select(*fresh.schema, "cached")
+    return results.select(*schema, "cached")
 
 
 class _Fresh:

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
-from itertools import chain
 from typing import Any
 
 import polars as pl
@@ -45,37 +44,20 @@ class ChatJudge(ChatEndpoint[JudgeRequest]):
                 yield result_frame(batch)
 
     async def judge_rows(
-        self, requests: pl.DataFrame | Iterable[pl.DataFrame]
+        self, requests: pl.DataFrame
     ) -> AsyncGenerator[list[dict[str, Any]], None]:
         """:meth:`judge`'s answers as lists of result rows (dicts of RESULT_SCHEMA columns, a
         missing one null), as they arrive: the scoring map's path, which makes them frames in
-        large batches (a frame per arriving answer measured ~30 us of CPU each). ``requests``
-        may come as frames made while the first are sent (an iterable, read as needed)."""
-        frames = [requests] if isinstance(requests, pl.DataFrame) else requests
-        items = chain.from_iterable(map(_judge_requests, frames))
+        large batches (a frame per arriving answer measured ~30 us of CPU each)."""
+        # The chat also as polars holds it, UTF-8: the body is built from those bytes, where
+        # encoding each message's text again measured ~4.6 us a request (~3.7 KB, non-ASCII).
+        rows = requests.select(
+            "key", "messages", "max_score", pl.col("messages").cast(pl.Binary).alias("encoded")
+        )
+        items = map(JudgeRequest._make, rows.iter_rows())
         async with aclosing(self._stream(items, structured=self.structured_output)) as stream:
             async for results in stream:
                 yield results
-
-
-def _judge_requests(requests: pl.DataFrame) -> Iterator[JudgeRequest]:
-    # The chat also as polars holds it, UTF-8: the body is built from those bytes, where
-    # encoding each message's text again measured ~4.6 us a request (~3.7 KB, non-ASCII).
-    rows = requests.select(
-        "key", "messages", "max_score", pl.col("messages").cast(pl.Binary).alias("encoded")
-    )
-    return map(JudgeRequest._make, rows.iter_rows())
-
-
-def streamed_answers_of(
-    judge: Judge,
-) -> Callable[[Iterable[pl.DataFrame]], AsyncIterator[Batch]] | None:
-    """How the scoring map streams requests to a judge that takes them one by one: a chat
-    judge's rows, read from frames made while the first are sent; None for a judge that
-    takes a whole frame (see :func:`answers_of`)."""
-    if isinstance(judge, ChatJudge) and type(judge).judge is ChatJudge.judge:
-        return judge.judge_rows
-    return None
 
 
 def answers_of(judge: Judge) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]:

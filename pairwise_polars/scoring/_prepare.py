@@ -1,6 +1,5 @@
 """Prepare once: the pair frame with row ids, a request key for every (pair, metric, view),
-and the unique requests after dedupe, rendered once (when first needed: see
-``scoring/_rendering.py``). Planning, scoring, a manifest target, the
+and the unique requests after dedupe, rendered once. Planning, scoring, a manifest target, the
 CLI and each chunk of a parquet run all start from one :class:`Prepared`, made from one
 :class:`ScoringSpec`."""
 
@@ -10,12 +9,19 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pairwise_polars._schemas import REQUEST_SCHEMA
 from pairwise_polars.io import DataLike, to_lazy
 from pairwise_polars.judges import Judge, JudgeTraits, traits_of
 from pairwise_polars.metrics import Metric
 from pairwise_polars.pairing import SKIP_REASON, skip_reason
-from pairwise_polars.scoring._rendering import Rendering
-from pairwise_polars.scoring._requests import ROW, check_pairs, masked_pairs, request_rows
+from pairwise_polars.scoring._requests import (
+    ROW,
+    attach_keys,
+    check_pairs,
+    masked_pairs,
+    request_rows,
+    unique_requests,
+)
 from pairwise_polars.scoring._spec import (  # noqa: F401  (ORDERS: re-exported)
     ORDERS,
     MetricsLike,
@@ -23,6 +29,15 @@ from pairwise_polars.scoring._spec import (  # noqa: F401  (ORDERS: re-exported)
     ScoringSpec,
     resolve_spec,
 )
+from pairwise_polars.scoring._views import VIEW
+
+KEYED_SCHEMA = {
+    ROW: pl.UInt32,
+    "metric": pl.String,
+    VIEW: pl.String,
+    "max_score": pl.Int64,
+    "key": pl.String,
+}
 
 
 @dataclass(frozen=True)
@@ -31,24 +46,15 @@ class Prepared:
 
     pairs: pl.DataFrame
     """The pair frame with a row id (``ROW``) and ``skip_reason``."""
-    rendering: Rendering
-    """The requests, rendered when first asked for: all at once (:attr:`requests`), or in
-    chunks as a run sends them (:meth:`Rendering.chunks`)."""
+    keyed: pl.DataFrame
+    """One row per judgeable (pair, metric, view): its row id, ``view`` and request key."""
+    requests: pl.DataFrame
+    """The unique requests (REQUEST_SCHEMA): what the judge is sent, after the cache."""
     spec: ScoringSpec
     traits: JudgeTraits
     not_masked: pl.DataFrame | None = None
     """With ``audit="mask"``: the judgeable pairs without a masked judgement (row id and
     ``reason``: no attribute term found, or a control pair), counted and named, not guessed."""
-
-    @property
-    def keyed(self) -> pl.DataFrame:
-        """One row per judgeable (pair, metric, view): its row id, ``view`` and request key."""
-        return self.rendering.keyed()
-
-    @property
-    def requests(self) -> pl.DataFrame:
-        """The unique requests (REQUEST_SCHEMA): what the judge is sent, after the cache."""
-        return self.rendering.requests()
 
     @property
     def metrics(self) -> tuple[Metric, ...]:
@@ -95,10 +101,15 @@ def prepare(
     shuffle = spec.order == "random" and traits.uses_messages
     masked, not_masked = masked_pairs(frame) if spec.audit == "mask" else (None, None)
     rows = request_rows(frame, spec.metrics, spec.both_orders, shuffle=shuffle, masked=masked)
-    rendering = Rendering(
-        rows, spec.metrics, identity=dict(traits.identity), uses_messages=traits.uses_messages
-    )
-    return Prepared(frame, rendering, spec, traits, not_masked)
+    if rows.is_empty():
+        keyed = pl.DataFrame(schema=KEYED_SCHEMA)
+        requests = pl.DataFrame(schema=REQUEST_SCHEMA)
+    else:
+        keys, requests = unique_requests(
+            rows, spec.metrics, identity=dict(traits.identity), uses_messages=traits.uses_messages
+        )
+        keyed = attach_keys(rows, keys)
+    return Prepared(frame, keyed, requests, spec, traits, not_masked)
 
 
 def _as_pairs(pairs: DataLike) -> pl.DataFrame:

@@ -170,25 +170,7 @@ def unique_requests(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``(keys, requests)``: the dedupe hash -> request key map, and the unique requests frame
     with REQUEST_SCHEMA columns. Rendering happens once per distinct set of variables."""
-    return render_requests(
-        distinct_rows(rows), metrics, identity=identity, uses_messages=uses_messages
-    )
-
-
-def distinct_rows(rows: pl.DataFrame) -> pl.DataFrame:
-    """One row per distinct set of template variables (by the dedupe hash), first kept."""
-    return rows.unique(subset=[_H1, _H2], keep="first", maintain_order=True)
-
-
-def render_requests(
-    distinct: pl.DataFrame,
-    metrics: Sequence[Metric],
-    *,
-    identity: dict[str, Any],
-    uses_messages: bool,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """:func:`unique_requests` of rows already distinct (:func:`distinct_rows`), or of a slice
-    of them: each rendered and keyed, the requests unique by key within them."""
+    distinct = rows.unique(subset=[_H1, _H2], keep="first", maintain_order=True)
     if uses_messages:
         identity_json = json.dumps(identity, sort_keys=True, default=str)
         variables = distinct.select("metric", *TEXT, UNDER_TEST).with_columns(

@@ -15,9 +15,9 @@ import polars as pl
 
 from pairwise_polars._schemas import RESULT_SCHEMA
 from pairwise_polars.engine import JudgementCache, cache_session, cached_map, sync_twin
-from pairwise_polars.engine._cached_map import Observe, lookup, streamed_map
+from pairwise_polars.engine._cached_map import Observe, lookup
 from pairwise_polars.io import DataLike, StorageOptions, open_data
-from pairwise_polars.judges._chat_judge import answers_of, streamed_answers_of
+from pairwise_polars.judges._chat_judge import answers_of
 from pairwise_polars.judges._panel import JudgeLike
 from pairwise_polars.labels import check_labels_for_pairs, join_labels
 from pairwise_polars.metrics import Metric
@@ -48,7 +48,6 @@ from pairwise_polars.scoring._pointwise import (
     pair_sides,
 )
 from pairwise_polars.scoring._prepare import MetricsLike, Order, Prepared
-from pairwise_polars.scoring._rendering import first_chunk
 from pairwise_polars.scoring._results import conform_results, join_back
 from pairwise_polars.scoring._spec import Audit, ScoringSpec
 
@@ -87,37 +86,26 @@ class Scoring:
         """The scored frame: one row per (pair, metric). ``observe`` is told of each batch of
         fresh answers as it arrives (how many, how many of them error rows)."""
         prepared = self.prepared
-        results = await self._results(progress, observe)
+        results = pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
+        if not prepared.requests.is_empty():
+            results = await cached_map(
+                prepared.requests,
+                answers_of(prepared.judge),  # a chat judge's as rows, made frames in batches
+                self.store,
+                schema=RESULT_SCHEMA,
+                conform=conform_results,
+                label="judging",
+                progress=progress,
+                # A judge that forgot a request must not make a pair vanish: an error row.
+                lost_error="the judge returned no result for this request",
+                lost_columns={"judge_model": prepared.judge.name},
+                hits=self.hits(),
+                observe=observe,
+            )
         self.usage = usage_of(results, prepared.judge.name, prepared.traits, self.prices)
         return join_back(
             prepared.pairs, prepared.keyed, results, prepared.spec, prepared.not_masked
         )
-
-    async def _results(self, progress: bool, observe: Observe | None) -> pl.DataFrame:
-        """One result row per unique request. A judge that takes requests one by one gets the
-        first while the rest are rendered (unless a plan rendered and looked them up already)."""
-        prepared = self.prepared
-        common = {
-            "schema": RESULT_SCHEMA,
-            "conform": conform_results,
-            "label": "judging",
-            "progress": progress,
-            # A judge that forgot a request must not make a pair vanish: an error row.
-            "lost_error": "the judge returned no result for this request",
-            "lost_columns": {"judge_model": prepared.judge.name},
-            "observe": observe,
-        }
-        stream = streamed_answers_of(prepared.judge)
-        first = first_chunk(prepared.traits.max_concurrency or 1)
-        if stream is not None and self._hits is None and prepared.rendering.streams(first):
-            chunks = prepared.rendering.chunks(first)
-            expected = prepared.rendering.expected
-            return await streamed_map(chunks, stream, self.store, expected=expected, **common)
-        if prepared.requests.is_empty():
-            return pl.DataFrame(schema={**RESULT_SCHEMA, "cached": pl.Boolean})
-        # A chat judge's answers come as rows, made frames in batches.
-        send = answers_of(prepared.judge)
-        return await cached_map(prepared.requests, send, self.store, hits=self.hits(), **common)
 
 
 async def ascore_prepared(
