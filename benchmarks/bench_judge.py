@@ -350,11 +350,14 @@ def table(outcomes: list[Outcome], args: argparse.Namespace) -> tuple[str, dict[
     return "\n".join(lines), goals
 
 
-def _paired(outcome: Outcome, floor: Outcome) -> float:
-    """The median over repeats of each repeat's own CPU ratio: the runs of one repeat ran back
-    to back, so load that drifts across the repeats cancels better than in a ratio of medians."""
-    ratios = [r["cpu_s"] / f["cpu_s"] for r, f in zip(outcome.runs, floor.runs, strict=True)]
-    return statistics.median(ratios)
+def _paired(outcome: Outcome, floor: Outcome) -> tuple[float, float]:
+    """The medians over repeats of each repeat's own CPU ratio and throughput ratio (the
+    floor's req/s over the outcome's): the runs of one repeat ran back to back, so load that
+    drifts across the repeats cancels better than in a ratio of medians."""
+    pairs = list(zip(outcome.runs, floor.runs, strict=True))
+    cpu = statistics.median(r["cpu_s"] / f["cpu_s"] for r, f in pairs)
+    throughput = statistics.median(r["wall_s"] / f["wall_s"] for r, f in pairs)
+    return cpu, throughput
 
 
 def _spread(outcome: Outcome, n: int) -> str:
@@ -389,9 +392,10 @@ def goal_lines(goals: dict[str, Any], latency: float = 0.05) -> list[str]:
             met = "met" if gap <= bound and cpu <= bound else "MISSED"
             line += f" (goal <= {bound}x and <= {bound}x): {met}"
         out.append(line)
-    for (v, c), ratio in sorted(goals["paired"].items(), key=lambda item: item[0][::-1]):
+    for (v, c), (cpu, rate) in sorted(goals["paired"].items(), key=lambda item: item[0][::-1]):
         out.append(f"- C={c}: {v}'s CPU per request over bare aiohttp's, paired per repeat "
-                   f"(median of each repeat's ratio): {ratio:.2f}x")  # fmt: skip
+                   f"(median of each repeat's ratio): {cpu:.2f}x; bare aiohttp's throughput "
+                   f"over {v}'s, paired the same way: {rate:.2f}x")  # fmt: skip
     for c, (gap, cpu) in sorted(goals["before"].items()):
         out.append(f"- C={c}: {BEFORE} (the --before copy): bare aiohttp is {gap:.2f}x its "
                    f"throughput; its CPU per request is {cpu:.2f}x bare aiohttp's")  # fmt: skip
