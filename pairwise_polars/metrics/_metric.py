@@ -133,6 +133,14 @@ class Metric:
         """The answer meaning "no difference": ``max_score // 2`` when signed, else 0."""
         return self.max_score // 2 if self.signed else 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for a Ray worker, say) without its compiled Jinja templates, which do not
+        pickle: a metric that has rendered a prompt travels as one that has not, and compiles
+        them again on first use."""
+        state = dict(self.__dict__)
+        state.pop("_templates", None)
+        return state
+
     @cached_property
     def _templates(self) -> tuple[Any, Any]:
         try:

@@ -148,3 +148,12 @@ def test_a_shipped_metric_is_read_once_and_a_users_file_each_time(tmp_path: Path
         "name: mine\nversion: '2'\nrubric: {max: 2}\nsystem: Judge.\nuser: '{{ output_a }}'\n"
     )
     assert pp.get_metric(mine).version == "2"  # a user's file is read again: it may change
+
+
+def test_a_metric_that_has_rendered_still_pickles() -> None:
+    import pickle
+
+    metric = pp.get_metric("pairwise-bias")
+    rendered = metric.render(VALUES)  # compiles and keeps its Jinja templates
+    copy = pickle.loads(pickle.dumps(metric))  # as a Ray worker receives it
+    assert copy == metric and copy.render(VALUES) == rendered
