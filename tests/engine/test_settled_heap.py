@@ -36,3 +36,25 @@ def test_a_callers_own_freeze_is_kept() -> None:
             assert gc.get_freeze_count() > 0.9 * frozen > 0
         finally:
             gc.unfreeze()
+
+
+def test_young_passes_come_less_often_during_a_run_only() -> None:
+    seen: list[int] = []
+
+    def reply(body: dict) -> None:  # the server runs in this process: it sees the collector
+        seen.append(gc.get_threshold()[0])
+
+    before = gc.get_threshold()
+    with TestServer(models=["judge-model"], reply=reply) as server:
+        assert _judged(server) > 0
+    assert seen and min(seen) >= 25_000
+    assert gc.get_threshold() == before  # restored
+
+    gc.set_threshold(100_000, *before[1:])  # a caller's own, higher threshold is kept
+    try:
+        seen.clear()
+        with TestServer(models=["judge-model"], reply=reply) as server:
+            assert _judged(server) > 0
+        assert set(seen) == {100_000} and gc.get_threshold()[0] == 100_000
+    finally:
+        gc.set_threshold(*before)
