@@ -252,7 +252,7 @@ def _shipped_names() -> tuple[str, ...]:
 @cache
 def _shipped(name: str) -> Metric:
     """A shipped metric, read and parsed once a process (a metric is frozen: one object is
-    shared): every scoring call resolves its metrics, and reading one measured ~5 ms."""
+    shared): every scoring call resolves its metrics, and reading one measured ~1.3 ms."""
     return load_metric(_SHIPPED / f"{name}.yaml", source="shipped")
 
 
