@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -241,19 +241,7 @@ _SHIPPED = Path(__file__).with_name("shipped")
 
 def metric_names() -> list[str]:
     """Names of the shipped metrics."""
-    return list(_shipped_names())
-
-
-@lru_cache(maxsize=1)
-def _shipped_names() -> tuple[str, ...]:
-    return tuple(sorted(p.stem for p in _SHIPPED.glob("*.yaml")))
-
-
-@cache
-def _shipped(name: str) -> Metric:
-    """A shipped metric, read and parsed once a process (a metric is frozen: one object is
-    shared): every scoring call resolves its metrics, and reading one measured ~1.3 ms."""
-    return load_metric(_SHIPPED / f"{name}.yaml", source="shipped")
+    return sorted(p.stem for p in _SHIPPED.glob("*.yaml"))
 
 
 def get_metric(metric: str | Path | Metric, **params: Any) -> Metric:
@@ -264,8 +252,8 @@ def get_metric(metric: str | Path | Metric, **params: Any) -> Metric:
     """
     if isinstance(metric, Metric):
         found = metric
-    elif str(metric) in _shipped_names():
-        found = _shipped(str(metric))
+    elif str(metric) in metric_names():
+        found = load_metric(_SHIPPED / f"{metric}.yaml", source="shipped")
     elif Path(metric).suffix in (".yaml", ".yml") and Path(metric).is_file():
         found = load_metric(metric)
     else:

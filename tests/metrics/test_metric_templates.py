@@ -133,23 +133,6 @@ def test_unknown_metric_and_other_kinds_are_refused(tmp_path) -> None:
         pairwise_metrics([path])
 
 
-def test_a_shipped_metric_is_read_once_and_a_users_file_each_time(tmp_path: Path) -> None:
-    shipped = pp.get_metric("pairwise-bias")
-    assert pp.get_metric("pairwise-bias") is shipped  # read and parsed once a process
-    with_params = pp.get_metric("pairwise-demographic-bias", attribute_under_test="age")
-    assert with_params.params == {"attribute_under_test": "age"}
-    assert pp.get_metric("pairwise-demographic-bias").params == {}  # the shared one unchanged
-    mine = tmp_path / "mine.yaml"
-    mine.write_text(
-        "name: mine\nversion: '1'\nrubric: {max: 2}\nsystem: Judge.\nuser: '{{ output_a }}'\n"
-    )
-    assert pp.get_metric(mine).version == "1"
-    mine.write_text(
-        "name: mine\nversion: '2'\nrubric: {max: 2}\nsystem: Judge.\nuser: '{{ output_a }}'\n"
-    )
-    assert pp.get_metric(mine).version == "2"  # a user's file is read again: it may change
-
-
 def test_a_metric_that_has_rendered_still_pickles() -> None:
     import pickle
 
