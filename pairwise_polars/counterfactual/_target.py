@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import polars as pl
 
 from pairwise_polars._errors import OptionError
-from pairwise_polars.engine._cached_map import Batch
+from pairwise_polars.engine._cached_map import Batch, ready_first
 from pairwise_polars.engine._completion import read_completion
 from pairwise_polars.engine._conventions import (
     chat_body,
@@ -195,5 +195,5 @@ def answers_of(target: Target) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]
     (:meth:`OpenAITarget.respond_rows`), unless its class overrides ``respond`` (then its
     frames, so what the override does is kept); any other target's frames."""
     if isinstance(target, OpenAITarget) and type(target).respond is OpenAITarget.respond:
-        return target.respond_rows
+        return ready_first(target, target.respond_rows)
     return target.respond

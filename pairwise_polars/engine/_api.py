@@ -102,6 +102,11 @@ class Endpoint:
         """The endpoint in cache keys: scheme, host, port and path (never a key or a query)."""
         return endpoint_id(self._base_url())
 
+    def ready(self) -> None:
+        """Raise now what stops a run before its first request (no key where one is needed),
+        so a caller can say so before it shows any progress; a run checks again as it starts."""
+        self._check_key()
+
     def _check_key(self) -> None:
         """A key is needed for OpenAI's API only; other servers decide for themselves."""
         if self._key() is not None or not needs_key(self._base_url()):

@@ -8,7 +8,7 @@ error row: nothing is lost, nothing is guessed.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -58,11 +58,13 @@ async def cached_map(
         hits = lookup(store, requests, schema)
     fresh = _Fresh(store, schema, conform)
     misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
+    # The sender is made before any progress is shown: one that cannot start (no key) says so
+    # first (see ready_first).
+    frames = None if misses.is_empty() else _sender(send, misses, store)
     bar = Progress(requests.height, label=label, enabled=progress)
     bar.update(done=hits.height, cached=hits.height)
     try:
-        if not misses.is_empty():
-            frames = send(misses)
+        if frames is not None:
             try:
                 # Per-batch work stays minimal: at 64 in flight a batch holds one or two answers.
                 counted = bar.enabled or observe is not None
@@ -97,6 +99,37 @@ async def cached_map(
         )
         results = pl.concat([results, lost], how="diagonal_relaxed")
     return results.select(*schema, "cached")
+
+
+class Ready(Protocol):
+    def ready(self) -> None: ...
+
+
+def ready_first(
+    endpoint: Ready, send: Callable[[pl.DataFrame], AsyncIterator[Batch]]
+) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]:
+    """``send``, with ``endpoint.ready()`` checked when it is called rather than when its
+    answers are first awaited: :func:`cached_map` calls its sender before it shows progress,
+    so a run that cannot start (no key) fails before a progress line says ``0%``."""
+
+    def sending(requests: pl.DataFrame) -> AsyncIterator[Batch]:
+        endpoint.ready()
+        return send(requests)
+
+    return sending
+
+
+def _sender(
+    send: Callable[[pl.DataFrame], AsyncIterator[Batch]],
+    misses: pl.DataFrame,
+    store: ResultTable | None,
+) -> AsyncIterator[Batch]:
+    try:
+        return send(misses)
+    except JudgeError as exc:
+        if store is None:
+            raise without_cache(exc) from None
+        raise
 
 
 class _Fresh:

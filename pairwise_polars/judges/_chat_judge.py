@@ -10,7 +10,8 @@ from typing import Any
 import polars as pl
 
 from pairwise_polars._schemas import result_frame
-from pairwise_polars.engine._cached_map import Batch
+from pairwise_polars.engine._api import Endpoint
+from pairwise_polars.engine._cached_map import Batch, ready_first
 from pairwise_polars.engine._endpoint import ChatEndpoint
 from pairwise_polars.judges._protocol import Judge, JudgeTraits
 from pairwise_polars.judges._verdict import JudgeRequest
@@ -63,7 +64,10 @@ class ChatJudge(ChatEndpoint[JudgeRequest]):
 def answers_of(judge: Judge) -> Callable[[pl.DataFrame], AsyncIterator[Batch]]:
     """How the scoring map reads a judge's answers: a chat judge's rows (:meth:`ChatJudge.
     judge_rows`), unless its class overrides ``judge`` (then its frames, so what the override
-    does is kept); any other judge's frames."""
+    does is kept); any other judge's frames. An endpoint (chat or batch) is checked for its
+    key when the map starts, before any progress is shown."""
     if isinstance(judge, ChatJudge) and type(judge).judge is ChatJudge.judge:
-        return judge.judge_rows
+        return ready_first(judge, judge.judge_rows)
+    if isinstance(judge, Endpoint):  # a batch judge
+        return ready_first(judge, judge.judge)
     return judge.judge

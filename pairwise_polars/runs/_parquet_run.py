@@ -20,6 +20,7 @@ import polars as pl
 
 from pairwise_polars._errors import OptionError
 from pairwise_polars.engine import cache_session, sync_twin
+from pairwise_polars.engine._api import Endpoint
 from pairwise_polars.io import DataLike, Source, source_files
 from pairwise_polars.judges import BatchJudge, HeuristicJudge, JudgeTraits, traits_of
 from pairwise_polars.judges._panel import JudgeLike
@@ -276,6 +277,10 @@ def _asked(
     traits = traits_of(spec.judge)
     if isinstance(spec.judge, HeuristicJudge):
         outcome = None  # the heuristic reads outcomes key-free, as it does without the metric
+    if ray_run is None:  # Ray's workers may hold the key the driver lacks
+        for member in (spec.judge, *(members.judges if members is not None else ())):
+            if isinstance(member, Endpoint):
+                member.ready()  # no key: said before a file is written or progress shown
     if ray_run is not None and traits.kind == "batch":
         raise OptionError(
             'runner="ray" sends requests from many workers; a Batch API judge submits whole '

@@ -69,6 +69,36 @@ def test_openais_api_still_needs_a_key(monkeypatch, env_url) -> None:
         )
 
 
+def test_a_missing_key_stops_the_run_before_any_progress_is_shown(monkeypatch, capsys) -> None:
+    # A progress line at 0% and then "no key" reads as a run that started and broke.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    rows = pl.DataFrame({"group_id": ["g", "g"], "role": ["reference", "variant"],
+                         "dimension": "gender", "input": ["He asks.", "She asks."]})  # fmt: skip
+    with pytest.raises(pp.JudgeError, match="No API key for OpenAIJudge"):
+        pp.score(ROWS, "pairwise-bias", judge=pp.OpenAIJudge("gpt-4o-mini"), cache=False)
+    with pytest.raises(pp.JudgeError, match="No API key for OpenAITarget"):
+        collect_responses(rows, OpenAITarget("gpt-4o-mini"), cache=False)
+    batch = pp.AnthropicBatchJudge("claude-haiku-4-5")
+    with pytest.raises(pp.JudgeError, match="No API key for AnthropicBatchJudge"):
+        pp.score(ROWS, "pairwise-bias", judge=batch, cache=False)
+    err = capsys.readouterr().err
+    assert "judging" not in err and "responding" not in err
+
+
+def test_a_parquet_run_without_a_key_writes_nothing(monkeypatch, tmp_path, capsys) -> None:
+    # Else the failed attempt's journal refuses the next run with another judge.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    ROWS.write_parquet(tmp_path / "rows.parquet")
+    out = tmp_path / "out"
+    for judge in (pp.OpenAIJudge("gpt-4o-mini"), OpenAIBatchJudge("gpt-4o-mini")):
+        with pytest.raises(pp.JudgeError, match="No API key"):
+            pp.score_parquet(tmp_path / "rows.parquet", out, judge=judge, cache=False)
+    assert not out.exists()
+    assert "pairs 0/" not in capsys.readouterr().err
+
+
 def test_a_keyless_target_and_batch_judge(judge_server, tmp_path) -> None:
     rows = pl.DataFrame({"group_id": ["g", "g"], "role": ["reference", "variant"],
                          "dimension": "gender", "input": ["He asks.", "She asks."]})  # fmt: skip
