@@ -186,6 +186,10 @@ class ResultTable:
     def __len__(self) -> int:
         return self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
 
+    def is_empty(self) -> bool:
+        """Whether the table holds no result (without counting a large one)."""
+        return self._connection.execute(f"SELECT 1 FROM {self.table} LIMIT 1").fetchone() is None
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

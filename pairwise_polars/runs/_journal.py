@@ -151,7 +151,9 @@ def open_journal(
     elif store.exists(JOURNAL):
         old = _read(store)
         differences = _differences(_upgrade(old.get("fingerprint", {})), fingerprint)
-        if differences:
+        if differences and _holds_nothing(store, old):
+            _discard(store)  # e.g. a first attempt stopped by a missing key: nothing to keep
+        elif differences:
             detail = f"The destination {destination!r} holds another run: " + "; ".join(differences)
             raise RunStateError(
                 f"{detail}. Score into a new destination, or pass overwrite=True to discard the "
@@ -159,11 +161,12 @@ def open_journal(
                 detail=detail + ".",
                 fixes=[_OVERWRITE],
             )
-        journal.started_at = old.get("started_at", journal.started_at)
-        for key, entry in old.get("chunks", {}).items():
-            rows = entry.get("scored_rows")
-            if rows is not None and store.parquet_rows(entry.get("part", "")) == rows:
-                journal.chunks[int(key)] = entry
+        else:
+            journal.started_at = old.get("started_at", journal.started_at)
+            for key, entry in old.get("chunks", {}).items():
+                rows = entry.get("scored_rows")
+                if rows is not None and store.parquet_rows(entry.get("part", "")) == rows:
+                    journal.chunks[int(key)] = entry
     elif store.exists(SCORED) or store.names(f"{SCORED}/") or store.exists(SUMMARY):
         detail = (
             f"The destination {destination!r} holds scored parts or a summary but no "
@@ -206,6 +209,13 @@ def _discard(store: RunStore) -> None:
     for name in store.names(f"{SCORED}/"):
         if Path(name).name.startswith(("part-", ".part-")):
             store.delete(name)
+
+
+def _holds_nothing(store: RunStore, old: dict[str, Any]) -> bool:
+    """Whether a journal's run finished no chunk and left no part: another run may take the
+    destination without ``overwrite`` (what it was would be redone, from the cache)."""
+    parts = [n for n in store.names(f"{SCORED}/") if Path(n).name.startswith("part-")]
+    return not old.get("chunks") and not old.get("finished_at") and not parts
 
 
 def _read(store: RunStore) -> dict[str, Any]:

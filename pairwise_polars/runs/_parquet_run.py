@@ -138,7 +138,9 @@ async def ascore_parquet(
     lower ``chunk_size`` for longer texts. Running the same call again after a crash finishes
     the run, skipping finished chunks and taking paid judgements from the cache; a call with
     another source, pairing, metrics, judge or chunk size is refused with
-    :class:`RunStateError` unless ``overwrite=True``. At the end
+    :class:`RunStateError` unless ``overwrite=True`` (or the run there finished no chunk and
+    wrote no part: it holds nothing to keep). A judge without its key stops the call before it
+    writes anything when no cache could answer. At the end
     ``destination/summary.parquet`` holds :func:`aggregate` of the parts (by dimension). Parts
     carry the scored frame without the input/output texts unless ``keep_text=True``, and each
     side's outcome read by the heuristic (``decision_a`` / ``decision_b``, ``amount_a`` ...),
@@ -204,12 +206,14 @@ async def ascore_parquet(
         asked.outcome,
     ) | members_fingerprint(asked.members)
     layout = laid_out.layout
-    bar = RunProgress(layout.n_pairs, len(layout.chunks), enabled=progress)
-    with locked(run_files):
-        journal = open_journal(
-            run_files, fingerprint, len(layout.chunks), laid_out.info, overwrite=overwrite
-        )
-        with cache_session(cache, enabled=asked.cacheable) as store:
+    with cache_session(cache, enabled=asked.cacheable) as store:
+        if store is None or store.is_empty():
+            asked.check_ready()  # nothing could answer without the key: say so before writing
+        with locked(run_files):
+            journal = open_journal(
+                run_files, fingerprint, len(layout.chunks), laid_out.info, overwrite=overwrite
+            )
+            bar = RunProgress(layout.n_pairs, len(layout.chunks), enabled=progress)
             loop = ChunkLoop(
                 scan=laid_out.scan,
                 strategy=strategy,
@@ -249,6 +253,16 @@ class _Asked:
     outcome: Metric | None
     traits: JudgeTraits
 
+    def check_ready(self) -> None:
+        """Raise what stops every judge of the call from sending (no key), on the local runner
+        only: Ray's workers may hold a key the driver lacks."""
+        if self.ray_run is not None:
+            return
+        members = self.members.judges if self.members is not None else ()
+        for judge in (self.spec.judge, *members):
+            if isinstance(judge, Endpoint):
+                judge.ready()
+
     @property
     def cacheable(self) -> bool:
         members = self.members
@@ -277,10 +291,6 @@ def _asked(
     traits = traits_of(spec.judge)
     if isinstance(spec.judge, HeuristicJudge):
         outcome = None  # the heuristic reads outcomes key-free, as it does without the metric
-    if ray_run is None:  # Ray's workers may hold the key the driver lacks
-        for member in (spec.judge, *(members.judges if members is not None else ())):
-            if isinstance(member, Endpoint):
-                member.ready()  # no key: said before a file is written or progress shown
     if ray_run is not None and traits.kind == "batch":
         raise OptionError(
             'runner="ray" sends requests from many workers; a Batch API judge submits whole '

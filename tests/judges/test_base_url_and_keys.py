@@ -134,3 +134,37 @@ def test_the_cli_needs_no_key_for_a_local_server(
         "(vLLM, Ollama, llama.cpp) pass --base-url URL (or set OPENAI_BASE_URL); no key is "
         "needed then.\n"
     )
+
+
+def test_a_run_the_cache_answers_whole_needs_no_key(judge_server, monkeypatch, tmp_path) -> None:
+    # A pull request from a fork runs without secrets; its kept cache may answer every pair.
+    import pairwise_polars.engine._base_url as base_url
+
+    monkeypatch.setattr(base_url, "_KEYED_HOSTS", ("127.0.0.1",))  # the server plays OpenAI's API
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    source = tmp_path / "rows.parquet"
+    ROWS.write_parquet(source)
+    cache = tmp_path / "cache.sqlite"
+    keyed = pp.OpenAIJudge("judge-model", base_url=judge_server.base_url, api_key="sk-test-1")
+    paid = pp.score_parquet(source, tmp_path / "paid", judge=keyed, cache=cache, progress=False)
+    sent = judge_server.stats.requests
+    assert sent > 0
+
+    keyless = pp.OpenAIJudge("judge-model", base_url=judge_server.base_url)
+    again = pp.score_parquet(source, tmp_path / "again", judge=keyless, cache=cache, progress=False)
+    assert again.summary.equals(paid.summary) and judge_server.stats.requests == sent
+    with pytest.raises(pp.JudgeError, match="No API key"):  # nothing cached: it says so at once
+        pp.score_parquet(source, tmp_path / "new", judge=keyless, cache=tmp_path / "empty.sqlite")
+    assert not (tmp_path / "new").exists()
+
+    # The cache answers none of these rows: the first attempt stops at its first request, and
+    # its journal, which holds no chunk, does not refuse the next attempt with another judge.
+    other = tmp_path / "other.parquet"
+    jobs().filter(pl.col("group_id").is_in(ROWS["group_id"].unique()).not_()).head(
+        12
+    ).write_parquet(other)
+    with pytest.raises(pp.JudgeError, match="No API key"):
+        pp.score_parquet(other, tmp_path / "o", judge=keyless, cache=cache, progress=False)
+    assert (tmp_path / "o" / "run.json").exists()
+    offline = pp.score_parquet(other, tmp_path / "o", cache=cache, progress=False)
+    assert offline.chunks_resumed == 0 and offline.summary["n_pairs"].sum() > 0
