@@ -58,31 +58,32 @@ async def cached_map(
         hits = lookup(store, requests, schema)
     fresh = _Fresh(store, schema, conform)
     misses = requests.join(hits.select("key"), on="key", how="anti", maintain_order="left")
-    # The sender is made before any progress is shown: one that cannot start (no key) says so
-    # first (see ready_first).
-    frames = None if misses.is_empty() else _sender(send, misses, store)
-    bar = Progress(requests.height, label=label, enabled=progress)
-    bar.update(done=hits.height, cached=hits.height)
     try:
-        if frames is not None:
-            try:
-                # Per-batch work stays minimal: at 64 in flight a batch holds one or two answers.
-                counted = bar.enabled or observe is not None
-                async for batch in frames:
-                    answers, errors = fresh.add(batch, counted)
-                    if observe is not None:
-                        observe(answers, errors)
-                    bar.update(done=answers, errors=errors, sent=answers)
-            except JudgeError as exc:
-                if store is None:  # the run stops, and nothing it received was kept
-                    raise without_cache(exc) from None
-                raise
-            finally:  # close the sender here, not when the loop is gone (its connections)
-                close = getattr(frames, "aclose", None)
-                if close is not None:
-                    await close()
-    finally:
-        bar.close()
+        # The sender is made before any progress is shown: one that cannot start (no key) says
+        # so first (see ready_first).
+        frames = None if misses.is_empty() else send(misses)
+        bar = Progress(requests.height, label=label, enabled=progress)
+        bar.update(done=hits.height, cached=hits.height)
+        try:
+            if frames is not None:
+                try:
+                    # Per-batch work stays minimal: at 64 in flight a batch holds one or two.
+                    counted = bar.enabled or observe is not None
+                    async for batch in frames:
+                        answers, errors = fresh.add(batch, counted)
+                        if observe is not None:
+                            observe(answers, errors)
+                        bar.update(done=answers, errors=errors, sent=answers)
+                finally:  # close the sender here, not when the loop is gone (its connections)
+                    close = getattr(frames, "aclose", None)
+                    if close is not None:
+                        await close()
+        finally:
+            bar.close()
+    except JudgeError as exc:
+        if store is None:  # the run stops, and nothing it received was kept
+            raise without_cache(exc) from None
+        raise
     results = pl.concat(
         [
             hits.with_columns(cached=pl.lit(True)),
@@ -117,19 +118,6 @@ def ready_first(
         return send(requests)
 
     return sending
-
-
-def _sender(
-    send: Callable[[pl.DataFrame], AsyncIterator[Batch]],
-    misses: pl.DataFrame,
-    store: ResultTable | None,
-) -> AsyncIterator[Batch]:
-    try:
-        return send(misses)
-    except JudgeError as exc:
-        if store is None:
-            raise without_cache(exc) from None
-        raise
 
 
 class _Fresh:
